@@ -1,0 +1,449 @@
+"""INCA-A text to :class:`~inca.lang.program.Program`.
+
+Lines are parsed one at a time with the LALR grammar ``lang/incaa.lark``, so every bad line gets
+its own diagnostic. Then declarations and ``.param`` constants are collected, instruction numbers
+and labels resolved, operands built, undeclared scalars typed, and the whole program checked with
+:func:`inca.lang.check.check_program`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from ..lang.check import check_program
+from ..lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean
+from ..lang.isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form, lookup
+from ..lang.program import ROLES, Affine, Decl, Imm, Instr, Operand, Program, Ref, Slice
+
+DIRECTIVES = ROLES + ("param",)
+
+# Words for the grammar's terminals, so syntax errors never show token names.
+_WORDS = {
+    "NAME": "a name", "INT": "an integer", "FLOAT": "a number", "COMMA": "','", "COLON": "':'",
+    "LSQB": "'['", "RSQB": "']'", "LPAR": "'('", "RPAR": "')'", "EQUAL": "'='", "PLUS": "'+'",
+    "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "PERCENT": "'%'", "DIRECTIVE": "a directive",
+    "LINENO": "a line number", "$END": "the end of the line",
+}
+_PREFERRED = ("COMMA", "RSQB", "RPAR", "NAME", "INT", "$END", "COLON", "EQUAL", "LSQB")
+
+
+class _Bad(Exception):
+    """A semantic error on one line: message, column span, hint."""
+
+    def __init__(self, message: str, col: int, end_col: int | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message, self.col, self.end_col, self.hint = message, col, end_col, hint
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    from lark import Lark
+
+    grammar = resources.files("inca.lang").joinpath("incaa.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+
+@dataclass
+class _Line:
+    """One parsed line."""
+
+    n: int  # source line number
+    lineno: int | None  # the paper-style instruction number written on the line
+    lineno_col: int
+    label: tuple[str, int] | None  # name, column
+    body: object  # lark Tree of a directive or instruction, or None
+
+
+def _span(node) -> tuple[int, int | None]:
+    meta = getattr(node, "meta", None)
+    if meta is not None and not getattr(meta, "empty", True):
+        return meta.column, meta.end_column
+    col = getattr(node, "column", None)
+    if col is not None:
+        return col, getattr(node, "end_column", None)
+    return 1, None
+
+
+class Assembler:
+    """Assembles one source; collects every diagnostic before giving up."""
+
+    def __init__(self, source: Source, defines: dict[str, int] | None = None):
+        self.src = source
+        self.defines = dict(defines or {})
+        self.diags: list[Diagnostic] = []
+        self.params: dict[str, int] = {}
+        self.decls: dict[str, Decl] = {}
+
+    def error(self, line: int, col: int, message: str, end_col: int | None = None,
+              hint: str | None = None) -> None:
+        """Record a diagnostic at a line and column of the source."""
+        self.diags.append(self.src.diag(self.src.loc(line, col, end_col), message, hint))
+
+    # ---- parsing -------------------------------------------------------------------------
+
+    def parse_lines(self) -> list[_Line]:
+        """Parse every non-blank line; syntax errors are recorded and the line skipped."""
+        from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
+
+        out = []
+        for n, text in enumerate(self.src.lines, 1):
+            try:
+                tree = _parser().parse(text)
+            except UnexpectedCharacters as e:
+                self.error(n, e.column, f"unexpected character {text[e.column - 1]!r}")
+                continue
+            except UnexpectedInput as e:
+                self._syntax_error(n, text, e)
+                continue
+            except LarkError as e:  # any other parser failure is still the user's line
+                self.error(n, 1, f"cannot parse this line ({e.__class__.__name__})")
+                continue
+            parts = list(tree.children)
+            lineno = label = None
+            col = 1
+            if parts and getattr(parts[0], "type", None) == "LINENO":
+                lineno, col = int(parts[0]), parts[0].column
+                parts.pop(0)
+            if parts and getattr(parts[0], "data", None) == "label":
+                tok = parts[0].children[0]
+                label = (str(tok), tok.column)
+                parts.pop(0)
+            body = parts[0] if parts else None
+            if lineno is not None or label is not None or body is not None:
+                out.append(_Line(n, lineno, col, label, body))
+        return out
+
+    def _syntax_error(self, n: int, text: str, e) -> None:
+        token = getattr(e, "token", None)
+        expected = set(getattr(e, "expected", ()) or ())
+        words = [_WORDS[t] for t in _PREFERRED if t in expected][:2]
+        want = " or ".join(words) if words else "an operator"
+        if token is None or token.type == "$END":
+            self.error(n, len(text.rstrip()) + 1, f"unexpected end of line; expected {want}")
+            return
+        kind = _WORDS.get(token.type, "")
+        what = f"'{token}'" if not kind or kind.startswith("'") else f"{kind.split()[-1]} '{token}'"
+        self.error(n, token.column, f"unexpected {what}; expected {want}", end_col=token.end_column)
+
+    # ---- expressions ---------------------------------------------------------------------
+
+    def expr(self, t) -> Affine | float:
+        """Evaluate an expression tree to an affine index expression or a float literal."""
+        kind = t.data
+        if kind == "int":
+            return Affine(int(t.children[0], 0))
+        if kind == "float":
+            return float(t.children[0])
+        if kind == "name":
+            name = str(t.children[0])
+            return Affine(self.params[name]) if name in self.params else Affine(0, ((name, 1),))
+        if kind == "neg":
+            v = self.expr(t.children[0])
+            return -v if isinstance(v, float) else v.scale(-1)
+        if kind in ("add", "sub", "mul", "div", "mod"):
+            a, b = (self.expr(c) for c in t.children)
+            col, end = _span(t)
+            if isinstance(a, float) or isinstance(b, float):
+                raise _Bad("float literals cannot take part in arithmetic here", col, end)
+            if kind == "add":
+                return a + b
+            if kind == "sub":
+                return a - b
+            if kind == "mul":
+                if a.is_const:
+                    return b.scale(a.const)
+                if b.is_const:
+                    return a.scale(b.const)
+                raise _Bad(f"'{a}*{b}' is not affine: an index may multiply a name by a constant only",
+                           col, end, "compute the product into a scalar with MUL first")
+            if not (a.is_const and b.is_const):
+                raise _Bad(f"'{'/' if kind == 'div' else '%'}' is allowed between constants only", col, end)
+            if b.const == 0:
+                raise _Bad("division by zero in a constant expression", col, end)
+            q = abs(a.const) // abs(b.const) * (1 if (a.const < 0) == (b.const < 0) else -1)
+            return Affine(q if kind == "div" else a.const - q * b.const)
+        col, end = _span(t)
+        raise _Bad("unexpected expression", col, end)
+
+    def const(self, t, what: str) -> int:
+        """An integer constant expression (shapes, params)."""
+        v = self.expr(t)
+        col, end = _span(t)
+        if isinstance(v, float) or not v.is_const:
+            names = "" if isinstance(v, float) else f" ('{v.names[0]}' is not a .param)"
+            raise _Bad(f"{what} must be an integer constant{names}", col, end)
+        return v.const
+
+    # ---- declarations --------------------------------------------------------------------
+
+    def directive(self, line: _Line) -> None:
+        """Record a declaration or a .param."""
+        kw_tok, name_tok, *rest = line.body.children
+        kw = str(kw_tok)[1:].lower()
+        name = str(name_tok)
+        typ = next((c for c in rest if getattr(c, "data", None) == "type"), None)
+        init = next((c for c in rest if getattr(c, "data", None) != "type"), None)
+        if kw not in DIRECTIVES:
+            hint = did_you_mean(kw, DIRECTIVES)
+            raise _Bad(f"unknown directive '.{kw}'", kw_tok.column, kw_tok.end_column,
+                       (hint.replace("'", "'.", 1) if hint else None) or
+                       "directives are " + ", ".join("." + d for d in DIRECTIVES))
+        if kw == "param":
+            if typ is not None or init is None:
+                raise _Bad("write a parameter as '.param NAME = integer'", kw_tok.column)
+            value = self.defines[name] if name in self.defines else self.const(init, "a .param value")
+            self.params[name] = value
+            return
+        if name in self.decls:
+            prev = self.decls[name].loc
+            raise _Bad(f"'{name}' is declared twice", name_tok.column, name_tok.end_column,
+                       f"first declared on line {prev.line}" if prev else None)
+        if name in self.params:
+            raise _Bad(f"'{name}' is already a .param", name_tok.column, name_tok.end_column)
+        if typ is None:
+            raise _Bad(f"'.{kw} {name}' needs a type, e.g. f64 or i64[16]", name_tok.end_column)
+        dt_tok = typ.children[0]
+        dtype = str(dt_tok)
+        if dtype not in DTYPES:
+            raise _Bad(f"unknown element type '{dtype}'", dt_tok.column, dt_tok.end_column,
+                       did_you_mean(dtype, DTYPES) or "element types are i64 and f64")
+        shape = []
+        for dim in typ.children[1:]:
+            size = self.const(dim.children[0], "an array dimension")
+            if size <= 0:
+                col, end = _span(dim)
+                raise _Bad(f"array dimension must be positive, not {size}", col, end)
+            shape.append(size)
+        value: int | float = 0 if dtype == "i64" else 0.0
+        if init is not None:
+            if kw != "var":
+                col, end = _span(init)
+                raise _Bad(f"only .var declarations take an initial value (the host fills .{kw})", col, end)
+            value = self.init_value(init, dtype)
+        self.decls[name] = Decl(name, kw, dtype, tuple(shape), value,
+                                loc=self.src.loc(line.n, name_tok.column, name_tok.end_column))
+
+    def init_value(self, t, dtype: str) -> int | float:
+        """A literal initial value converted to ``dtype``."""
+        v = self.expr(t)
+        col, end = _span(t)
+        if isinstance(v, float):
+            if dtype == "i64":
+                raise _Bad("an i64 cannot be initialised with a float", col, end)
+            return v
+        if not v.is_const:
+            raise _Bad("an initial value must be a literal", col, end)
+        self.check_i64(v.const, col, end)
+        return v.const if dtype == "i64" else float(v.const)
+
+    @staticmethod
+    def check_i64(v: int, col: int, end: int | None) -> None:
+        """Reject integer literals that do not fit in i64."""
+        if not I64_MIN <= v <= I64_MAX:
+            raise _Bad(f"integer {v} does not fit in i64", col, end)
+
+    # ---- instructions --------------------------------------------------------------------
+
+    def operand(self, t, n: int) -> Operand:
+        """Build an immediate or a reference from an operand tree."""
+        col, end = _span(t)
+        loc = self.src.loc(n, col, end)
+        if getattr(t, "data", None) == "ref":
+            name_tok, *idx = t.children
+            return Ref(str(name_tok), tuple(self.index(i.children[0], str(name_tok), k)
+                                            for k, i in enumerate(idx)), loc)
+        v = self.expr(t)
+        if isinstance(v, float):
+            return Imm(v, "f64", loc)
+        if v.is_const:
+            self.check_i64(v.const, col, end)
+            return Imm(v.const, "i64", loc)
+        if v.const == 0 and len(v.terms) == 1 and v.terms[0][1] == 1:
+            return Ref(v.terms[0][0], (), loc)
+        raise _Bad(f"operand '{v}' computes a value; operands are literals, names or elements",
+                   col, end, "compute it into a scalar first (PUTL t, i then ADD t, t, 1)")
+
+    def index(self, t, array: str, k: int) -> Affine | Slice:
+        """An affine index or a slice; omitted slice bounds default to the whole dimension."""
+        if getattr(t, "data", None) != "slice":
+            v = self.expr(t)
+            if isinstance(v, float):
+                col, end = _span(t)
+                raise _Bad("an index must be an integer expression", col, end)
+            return v
+        parts = t.children  # [lo] ":" [hi] [":" step]: absent bounds are None
+        col, _ = _span(t)
+        lo = self.expr(parts[0]) if parts[0] is not None else Affine(0)
+        if parts[1] is not None:
+            hi = self.expr(parts[1])
+        else:
+            decl = self.decls.get(array)
+            if decl is None or len(decl.shape) <= k:
+                raise _Bad(f"cannot take the whole dimension of '{array}' here", col)
+            hi = Affine(decl.shape[k])
+        step = self.const(parts[2], "a slice step") if parts[2] is not None else 1
+        if isinstance(lo, float) or isinstance(hi, float):
+            raise _Bad("slice bounds must be integer expressions", col)
+        return Slice(lo, hi, step)
+
+    def instruction(self, line: _Line, number_of, k: int) -> Instr:
+        """Build instruction number ``k`` from its line."""
+        mn_tok, *ops = line.body.children
+        spec = lookup(str(mn_tok))
+        if spec is None:
+            raise _Bad(f"unknown mnemonic '{mn_tok}'", mn_tok.column, mn_tok.end_column,
+                       did_you_mean(str(mn_tok).upper(), OPCODES))
+        loc = self.src.loc(line.n, mn_tok.column, mn_tok.end_column)
+        form, op = spec.form, spec.mnemonic
+        expected = {Form.MOVE: (2,), Form.BINARY: (3, 2), Form.BRANCH: (2,), Form.JUMP: (1,),
+                    Form.NONE: (0,)}[form]
+        if len(ops) not in expected:
+            usage = f"{op} {form.value}".strip()
+            raise _Bad(f"{op} takes {expected[0]} operand{'s' * (expected[0] != 1)}, not {len(ops)}",
+                       mn_tok.column, mn_tok.end_column, f"write '{usage}'")
+        if form is Form.NONE:
+            return Instr(op, loc=loc)
+        if form is Form.JUMP:
+            return Instr(op, target=number_of(ops[0], line.n), loc=loc)
+        if form is Form.BRANCH:
+            return Instr(op, dest=self.dest(ops[0], line.n, op), target=number_of(ops[1], line.n), loc=loc)
+        dest = self.dest(ops[0], line.n, op)
+        if form is Form.BINARY and len(ops) == 3:
+            mid = self.operand(ops[1], line.n)
+            if mid != dest:
+                col, end = _span(ops[1])
+                raise _Bad(f"{op} is two-address: the middle operand must be the destination "
+                           f"'{dest}', not '{mid}'", col, end,
+                           f"copy first: PUTL {dest}, {mid} then {op} {dest}, {dest}, ...")
+        return Instr(op, dest=dest, src=self.operand(ops[-1], line.n), loc=loc)
+
+    def dest(self, t, n: int, op: str) -> Ref:
+        """A destination operand: a name, element or vector, never an immediate."""
+        v = self.operand(t, n)
+        if isinstance(v, Imm):
+            col, end = _span(t)
+            raise _Bad(f"the first operand of {op} must be a location, not the literal {v}", col, end)
+        return v
+
+    # ---- the whole program ---------------------------------------------------------------
+
+    def run(self) -> Program:
+        """Assemble the source, raising DiagnosticError with every error found."""
+        lines = self.parse_lines()
+        instr_lines: list[_Line] = []
+        labels: dict[str, int] = {}
+        numbered = next((ln.lineno is not None for ln in lines
+                         if ln.lineno is not None or ln.label is not None), False)
+        pending: list[tuple[str, int, int]] = []
+        for ln in lines:
+            is_instr = getattr(ln.body, "data", None) == "instruction"
+            try:
+                self._check_style(ln, numbered, len(instr_lines) + 1, is_instr)
+                if ln.label is not None:
+                    name, col = ln.label
+                    if name in labels or any(p[0] == name for p in pending):
+                        raise _Bad(f"label '{name}' is defined twice", col, col + len(name))
+                    pending.append((name, col, ln.n))
+                if getattr(ln.body, "data", None) == "directive":
+                    self.directive(ln)
+                elif is_instr:
+                    instr_lines.append(ln)
+                    for name, _, _ in pending:
+                        labels[name] = len(instr_lines)
+                    pending.clear()
+            except _Bad as b:
+                self.error(ln.n, b.col, b.message, b.end_col, b.hint)
+        for name, col, n in pending:
+            self.error(n, col, f"label '{name}' does not mark an instruction", col + len(name),
+                       "put an instruction (END, say) after it")
+
+        def number_of(t, n: int) -> int:
+            v = self.expr(t)
+            col, end = _span(t)
+            if isinstance(v, Affine) and v.is_const:
+                return v.const
+            if isinstance(v, Affine) and len(v.terms) == 1 and v.const == 0 and v.terms[0][1] == 1:
+                name = v.terms[0][0]
+                if name in labels:
+                    return labels[name]
+                raise _Bad(f"no label '{name}' in this program", col, end, did_you_mean(name, labels))
+            raise _Bad("a branch target is a line number or a label", col, end)
+
+        instrs = []
+        for k, ln in enumerate(instr_lines, 1):
+            try:
+                instrs.append(self.instruction(ln, number_of, k))
+            except _Bad as b:
+                self.error(ln.n, b.col, b.message, b.end_col, b.hint)
+        decls = self._infer_scalars(instrs)
+        if len(instrs) == len(instr_lines):
+            self.diags.extend(check_program(decls, instrs, self.src.diag))
+        else:  # still check the lines that did build, so every independent error is reported
+            self.diags.extend(d for d in check_program(decls, instrs, self.src.diag)
+                              if "target" not in d.message)
+        if self.diags:
+            self.diags.sort(key=lambda d: (d.loc.line, d.loc.col) if d.loc else (0, 0))
+            raise DiagnosticError(self.diags)
+        label_list = tuple(sorted(labels.items(), key=lambda kv: kv[1])) if not numbered else ()
+        return Program(tuple(decls.values()), tuple(instrs), label_list, self.src.name)
+
+    def _check_style(self, ln: _Line, numbered: bool, expect: int, is_instr: bool) -> None:
+        if ln.label is not None and numbered:
+            name, col = ln.label
+            raise _Bad("this program numbers its lines, so it cannot also use labels", col,
+                       col + len(name), "use one style: line numbers or labels")
+        if ln.lineno is not None and not numbered:
+            raise _Bad("this program uses labels, so its lines cannot be numbered", ln.lineno_col,
+                       hint="use one style: line numbers or labels")
+        if numbered and is_instr and ln.lineno != expect:
+            col = ln.lineno_col if ln.lineno is not None else _span(ln.body)[0]
+            found = f"found {ln.lineno}" if ln.lineno is not None else "the line has none"
+            raise _Bad(f"expected instruction number {expect}, {found}", col,
+                       hint="number the instructions 1, 2, 3, ... in order")
+        if ln.lineno is not None and not is_instr:
+            raise _Bad("only instructions are numbered", ln.lineno_col)
+
+    def _infer_scalars(self, instrs: list[Instr]) -> dict[str, Decl]:
+        """Declare undeclared scalars: f64 if any write stores an f64 source, else i64."""
+        decls = dict(self.decls)
+        implicit: dict[str, str] = {}
+        first: dict[str, Loc | None] = {}
+        for ins in instrs:
+            for o in (ins.dest, ins.src):
+                if isinstance(o, Ref):
+                    for name in ((o.name,) if not o.index else ()) + o.names_read:
+                        if name not in decls and name not in implicit:
+                            implicit[name] = "i64"
+                            first[name] = o.loc or ins.loc
+
+        def dtype_of(o: Operand) -> str:
+            if isinstance(o, Imm):
+                return o.dtype
+            return implicit.get(o.name) or decls[o.name].dtype
+
+        changed = True
+        while changed:
+            changed = False
+            for ins in instrs:
+                d, s = ins.dest, ins.src
+                if d is None or d.name not in implicit or implicit[d.name] == "f64" or s is None:
+                    continue
+                sdt = dtype_of(s)
+                if sdt == "f64" and not OPCODES[ins.op].int_only:
+                    implicit[d.name] = "f64"
+                    changed = True
+        for name, dt in implicit.items():
+            decls[name] = Decl(name, "var", dt, (), 0 if dt == "i64" else 0.0, implicit=True,
+                               loc=first[name])
+        return decls
+
+
+def assemble(source: Source, defines: dict[str, int] | None = None) -> Program:
+    """Assemble INCA-A text; ``defines`` override ``.param`` values (``-D NAME=V``)."""
+    return Assembler(source, defines).run()
+
+
+def assemble_text(text: str, name: str = "<input>", defines: dict[str, int] | None = None) -> Program:
+    """Convenience wrapper: assemble a string."""
+    return assemble(Source(name, text), defines)

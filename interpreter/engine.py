@@ -1,0 +1,410 @@
+"""The NIC's execution engine: the reference implementation of MODEL.md section 1.
+
+At load time every triggered operation gets a *fetch* (the address generator that reads its
+first argument at fire time) and every matching entry an *apply* (the atomic unit: resolve the
+destination, convert, compute, store, move the counter). At run time each step is exactly the
+model's: the op armed on ``PC == k`` fires, its message is matched by its match bits, the atomic
+executes and the counter moves. Nothing is skipped; the work is only prepared in advance.
+
+Memory use is bounded by the program and its data: the engine keeps one fire count per tuple and
+no history (a trace is streamed as it happens).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable, TextIO
+
+from ..lang.isa import CONVERT, OPCODES, ArithmeticFault, Update, semantics
+from ..lang.program import Affine, Imm, Ref, Slice, format_value
+from .nic import NIC, Buffer, CountingEvent
+
+
+class BoundsFault(Exception):
+    """An address outside its buffer (a real NIC would fault the DMA)."""
+
+    def __init__(self, name: str, dim: int, index: int, size: int):
+        super().__init__(f"index {index} is out of bounds for '{name}' "
+                         f"(dimension {dim} has size {size})")
+
+
+class RuntimeFault(Exception):
+    """The kernel stopped with an error at tuple ``k`` (a fault, running off the end, no END)."""
+
+    def __init__(self, message: str, k: int | None, kind: str = "fault"):
+        super().__init__(message)
+        self.message, self.k, self.kind = message, k, kind
+
+
+class StepLimit(RuntimeFault):
+    """The kernel ran more tuples than allowed (``--max-steps``)."""
+
+
+# ---- address generation ---------------------------------------------------------------------
+
+def _index_fn(expr: Affine, buffers: dict[str, Buffer]) -> Callable[[], int]:
+    """A function evaluating an affine index from the current scalar values."""
+    c = expr.const
+    terms = [(buffers[n].data, k) for n, k in expr.terms]
+    if not terms:
+        return lambda: c
+    if len(terms) == 1:
+        cell, k = terms[0]
+        if k == 1 and c == 0:
+            return lambda: cell[0]
+        return lambda: cell[0] * k + c
+    return lambda: c + sum(cell[0] * k for cell, k in terms)
+
+
+def element_address(ref: Ref, buf: Buffer, buffers: dict[str, Buffer]) -> Callable[[], int]:
+    """Flat address of a scalar or element reference, bounds-checked at every call."""
+    if not ref.index:
+        return lambda: 0
+    fns = [_index_fn(i, buffers) for i in ref.index]
+    shape, strides, name = buf.shape, buf.strides, buf.name
+    if len(fns) == 1:
+        f0, n0 = fns[0], shape[0]
+
+        def addr1() -> int:
+            a = f0()
+            if 0 <= a < n0:
+                return a
+            raise BoundsFault(name, 0, a, n0)
+        return addr1
+    if len(fns) == 2:
+        f0, f1 = fns
+        n0, n1 = shape
+
+        def addr2() -> int:
+            a, b = f0(), f1()
+            if 0 <= a < n0 and 0 <= b < n1:
+                return a * n1 + b
+            raise BoundsFault(name, 0 if not 0 <= a < n0 else 1, a if not 0 <= a < n0 else b,
+                              n0 if not 0 <= a < n0 else n1)
+        return addr2
+
+    def addrn() -> int:
+        flat = 0
+        for dim, (f, n, s) in enumerate(zip(fns, shape, strides)):
+            v = f()
+            if not 0 <= v < n:
+                raise BoundsFault(name, dim, v, n)
+            flat += v * s
+        return flat
+    return addrn
+
+
+def vector_addresses(ref: Ref, buf: Buffer, buffers: dict[str, Buffer]) -> Callable[[], list[int]]:
+    """Flat addresses of every element a vector reference selects, row-major over its slices."""
+    parts = []
+    for dim, (idx, n, s) in enumerate(zip(ref.index, buf.shape, buf.strides)):
+        if isinstance(idx, Slice):
+            parts.append((dim, _index_fn(idx.lo, buffers), idx.length, idx.step, n, s))
+        else:
+            parts.append((dim, _index_fn(idx, buffers), 1, 1, n, s))
+    name = buf.name
+
+    def addrs() -> list[int]:
+        out = [0]
+        for dim, lo_fn, length, step, n, s in parts:
+            lo = lo_fn()
+            hi = lo + (length - 1) * step
+            if not 0 <= lo < n:
+                raise BoundsFault(name, dim, lo, n)
+            if not 0 <= hi < n:
+                raise BoundsFault(name, dim, hi, n)
+            offs = [(lo + j * step) * s for j in range(length)]
+            out = [a + o for a in out for o in offs]
+        return out
+    return addrs
+
+
+def _shape(ref: Ref) -> tuple[int, ...]:
+    return tuple(i.length for i in ref.index if isinstance(i, Slice))
+
+
+def broadcast_map(src: tuple[int, ...], dest: tuple[int, ...]) -> list[int]:
+    """For each destination element (row-major), the position of the source element it reads."""
+    pad = (1,) * (len(dest) - len(src)) + src
+    strides, step = [], 1
+    for n in reversed(pad):
+        strides.append(step if n != 1 else 0)
+        step *= n
+    strides.reverse()
+    out = [0]
+    for n_dest, st in zip(dest, strides):
+        out = [o + j * st for o in out for j in range(n_dest)]
+    return out
+
+
+# ---- fetch (the triggered put reading its first argument) ------------------------------------
+
+def make_fetch(payload, dest: Ref | None, buffers: dict[str, Buffer]) -> Callable[[], object]:
+    """Read the first argument at fire time; for vector instructions a list in the dest's shape."""
+    vector = dest is not None and dest.is_vector
+    n = math.prod(_shape(dest)) if vector else 1
+    if isinstance(payload, int) and not isinstance(payload, bool):  # a branch target
+        return lambda: payload
+    if isinstance(payload, Imm):
+        v = payload.value
+        if vector:
+            values = [v] * n
+            return lambda: values
+        return lambda: v
+    buf = buffers[payload.name]
+    data = buf.data
+    if payload.is_vector:
+        addrs = vector_addresses(payload, buf, buffers)
+        bmap = broadcast_map(_shape(payload), _shape(dest))
+        return lambda: (lambda vals: [vals[i] for i in bmap])([data[a] for a in addrs()])
+    if not payload.index:
+        if vector:
+            return lambda: [data[0]] * n
+        return lambda: data[0]
+    addr = element_address(payload, buf, buffers)
+    if vector:
+        return lambda: [data[addr()]] * n
+    return lambda: data[addr()]
+
+
+# ---- apply (the atomic unit) -----------------------------------------------------------------
+
+def make_apply(me, buffers: dict[str, Buffer], src_dtype: str | None, k: int) -> Callable[[object], int]:
+    """The atomic of a matching entry: returns the counter's new value."""
+    nxt = k + 1
+    if me.update is Update.SET:
+        return lambda target: target
+    dest: Ref = me.dest
+    buf = buffers[dest.name]
+    data = buf.data
+    if me.update is Update.BLEZ:
+        addr = element_address(dest, buf, buffers)
+
+        def blez(target: int) -> int:
+            return target if data[addr()] <= 0 else nxt
+        return blez
+    spec = OPCODES[me.op]
+    dtype = buf.dtype
+    convert = CONVERT[dtype] if src_dtype != dtype else None
+    fn = None if spec.mnemonic == "PUTL" else semantics(spec, dtype)
+    if dest.is_vector:
+        addrs = vector_addresses(dest, buf, buffers)
+
+        def vector_apply(values: list) -> int:
+            if convert is not None:
+                values = [convert(v) for v in values]
+            if fn is None:
+                for a, v in zip(addrs(), values):
+                    data[a] = v
+            else:
+                for a, v in zip(addrs(), values):
+                    data[a] = fn(data[a], v)
+            return nxt
+        return vector_apply
+    if not dest.index:
+        if fn is None:
+            if convert is None:
+                def put_scalar(v) -> int:
+                    data[0] = v
+                    return nxt
+                return put_scalar
+
+            def put_scalar_conv(v) -> int:
+                data[0] = convert(v)
+                return nxt
+            return put_scalar_conv
+        if convert is None:
+            def alu_scalar(v) -> int:
+                data[0] = fn(data[0], v)
+                return nxt
+            return alu_scalar
+
+        def alu_scalar_conv(v) -> int:
+            data[0] = fn(data[0], convert(v))
+            return nxt
+        return alu_scalar_conv
+    addr = element_address(dest, buf, buffers)
+    conv = convert or (lambda v: v)
+    if fn is None:
+        def put_elem(v) -> int:
+            data[addr()] = conv(v)
+            return nxt
+        return put_elem
+
+    def alu_elem(v) -> int:
+        a = addr()
+        data[a] = fn(data[a], conv(v))
+        return nxt
+    return alu_elem
+
+
+# ---- running ---------------------------------------------------------------------------------
+
+@dataclass
+class Prepared:
+    """The installed program, prepared for execution (indexed by PC value / match bits)."""
+
+    fetch: list  # PC value -> fetch of the put armed on it (None: nothing armed; END: marker)
+    bits: list  # PC value -> match bits that put sends
+    apply: dict  # match bits -> atomic of the persistent ME posted for them
+    k_at: list  # PC value -> tuple number, for statistics
+    size: int
+
+
+_END = object()
+
+
+def prepare(nic: NIC, counter: CountingEvent) -> Prepared:
+    """Build every fetch and apply once; index triggered ops by threshold (equality triggering)."""
+    ops = [t for t in nic.triggered if t.counter is counter]
+    size = max((t.threshold for t in ops), default=0) + 2
+    fetch: list = [None] * size
+    bits: list = [None] * size
+    k_at: list = [None] * size
+    entries = nic.entries
+    apply: dict = {}
+    for to in ops:
+        if fetch[to.threshold] is not None:
+            raise RuntimeFault(f"two triggered operations are armed on {counter.name} == "
+                               f"{to.threshold}", to.k)
+        k_at[to.threshold] = to.k
+        if to.kind == "ct_inc":
+            fetch[to.threshold] = _END
+            continue
+        me = entries.get(to.match_bits)
+        if me is None:
+            raise RuntimeFault(f"no matching entry is posted for match bits {to.match_bits}", to.k)
+        src = to.payload
+        src_dtype = src.dtype if isinstance(src, Imm) else (
+            nic.buffers[src.name].dtype if isinstance(src, Ref) else None)
+        fetch[to.threshold] = make_fetch(src, me.dest, nic.buffers)
+        bits[to.threshold] = to.match_bits
+        apply[me.match_bits] = make_apply(me, nic.buffers, src_dtype, to.threshold)
+    return Prepared(fetch, bits, apply, k_at, size)
+
+
+@dataclass
+class Execution:
+    """What a run leaves behind: per-tuple fire counts and how it ended."""
+
+    fires: list[int]  # fires[k] for tuple k (index 0 unused)
+    steps: int
+    wall_s: float
+
+
+def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,
+        trace: TextIO | None = None, describe: Callable[[int], str] | None = None,
+        cost: Callable[[int], object] | None = None) -> Execution:
+    """Run from the counter's current value until the host's ``done`` counter moves.
+
+    Raises RuntimeFault on a fault or when the PC reaches a value nothing is armed on, and
+    StepLimit after ``max_steps`` tuples. With ``trace``, one line per fired tuple is written
+    (``describe(k)`` names tuple k, ``cost(k)`` is its modeled time).
+    """
+    prep = prepare(nic, counter)
+    fires = [0] * prep.size
+    start = time.perf_counter()
+    if trace is not None:
+        steps = _run_traced(nic, prep, counter, fires, max_steps, trace, describe, cost)
+    else:
+        steps = _run_fast(prep, counter, fires, max_steps)
+    done.value += 1
+    wall = time.perf_counter() - start
+    by_k = [0] * (max((k for k in prep.k_at if k is not None), default=0) + 1)
+    for pc, n in enumerate(fires):
+        if n:
+            by_k[prep.k_at[pc]] += n
+    return Execution(by_k, steps, wall)
+
+
+def _fault(prep: Prepared, pc: int, exc: Exception) -> RuntimeFault:
+    return RuntimeFault(str(exc), prep.k_at[pc])
+
+
+def _off_end(prep: Prepared, pc: int) -> RuntimeFault:
+    if pc == prep.size - 1:
+        return RuntimeFault(f"the PC reached {pc}, past the last instruction, without END",
+                            None, "off-end")
+    return RuntimeFault(f"nothing is armed on PC == {pc}", None, "off-end")
+
+
+def _run_fast(prep: Prepared, counter: CountingEvent, fires: list[int], max_steps: int) -> int:
+    fetch, bits, apply = prep.fetch, prep.bits, prep.apply
+    pc = counter.value
+    steps = 0
+    budget = max_steps
+    try:
+        while True:
+            f = fetch[pc]  # the triggered op armed on PC == pc fires
+            if f is None or f is _END:
+                break
+            fires[pc] += 1
+            steps += 1
+            if steps > budget:
+                break
+            # its loopback message is matched by its match bits; the ME's atomic runs and
+            # returns the counter's new value
+            pc = apply[bits[pc]](f())
+    except (BoundsFault, ArithmeticFault) as exc:
+        counter.value = pc
+        raise _fault(prep, pc, exc) from None
+    counter.value = pc
+    if steps > budget:
+        fires[pc] -= 1
+        raise StepLimit(f"the kernel did not finish within {max_steps} steps", prep.k_at[pc], "steps")
+    if fetch[pc] is None:
+        raise _off_end(prep, pc)
+    return steps
+
+
+def _run_traced(nic: NIC, prep: Prepared, counter: CountingEvent, fires: list[int], max_steps: int,
+                out: TextIO, describe, cost) -> int:
+    fetch, bits, apply = prep.fetch, prep.bits, prep.apply
+    entries = nic.entries
+    pc = counter.value
+    steps = 0
+    total = 0
+    while True:
+        f = fetch[pc]
+        if f is None:
+            counter.value = pc
+            raise _off_end(prep, pc)
+        k = prep.k_at[pc]
+        if f is _END:
+            out.write(f"{k:>6}  {describe(k):<32} pc {pc} -> done{'':>18} "
+                      f"t={_fmt_ns(total)}\n")
+            break
+        if steps >= max_steps:
+            counter.value = pc
+            raise StepLimit(f"the kernel did not finish within {max_steps} steps", k, "steps")
+        before = pc
+        try:
+            pc = apply[bits[pc]](f())
+        except (BoundsFault, ArithmeticFault) as exc:
+            counter.value = pc
+            raise _fault(prep, pc, exc) from None
+        fires[before] += 1
+        steps += 1
+        total += cost(k)
+        me = entries[bits[before]]
+        written = "-"
+        if me.update is Update.INC:
+            written = _read_dest(nic, me.dest)
+        out.write(f"{k:>6}  {describe(k):<32} pc {before} -> {pc:<6} {written:>16} "
+                  f"t={_fmt_ns(total)}\n")
+    counter.value = pc
+    return steps
+
+
+def _fmt_ns(t) -> str:
+    return f"{float(t):.2f}ns"
+
+
+def _read_dest(nic: NIC, dest: Ref) -> str:
+    buf = nic.buffers[dest.name]
+    if dest.is_vector:
+        return f"[{math.prod(_shape(dest))} elements]"
+    addr = element_address(dest, buf, nic.buffers)()
+    return format_value(buf.data[addr], buf.dtype)
+

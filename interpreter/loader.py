@@ -1,0 +1,135 @@
+"""The host side: install a tuple program on a NIC through its API, run it, read the results.
+
+:func:`execute` is the one entry point the command-line tool, the REPL and the reports use.
+Statistics are derived from the engine's per-tuple fire counts and each tuple's static
+properties (class, vector length, cost under the profile): time is the sum over executed tuples
+of their cost, as MODEL.md 3 says.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TextIO
+
+from ..lang.diagnostics import Diagnostic, DiagnosticError
+from ..lang.isa import OPCODES, OpClass
+from ..lang.program import Imm, vector_elements
+from ..lang.tuples import DONE, PC, TupleProgram
+from .engine import Execution
+from .nic import NIC, NICError
+from .profiles import Profile
+
+CLASSES = ("PUTL", "ALU", "BLEZ", "JMP")
+
+
+@dataclass(frozen=True)
+class TupleInfo:
+    """Static facts about one tuple under a profile."""
+
+    opclass: OpClass
+    elements: int | None  # vector length, None for scalar tuples
+    cost: Fraction
+
+
+def tuple_info(tp: TupleProgram, profile: Profile) -> list[TupleInfo]:
+    """Class, vector length and cost of every tuple (index k-1)."""
+    decls = {b.name: b for b in tp.buffers}
+    out = []
+    for t in tp.tuples:
+        ins = t.instr()
+        cls = OPCODES[t.op].opclass
+        n = vector_elements(ins, decls)
+        out.append(TupleInfo(cls, n, profile.cost(cls, isinstance(ins.src, Imm), n)))
+    return out
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Outputs and statistics of one run."""
+
+    outputs: dict[str, list | int | float]  # flat element lists for arrays
+    shapes: dict[str, tuple[int, ...]]
+    dtypes: dict[str, str]
+    instructions: int
+    by_class: dict[str, int]
+    messages: int
+    memory_accesses: int
+    time_ns: Fraction
+    profile: Profile
+    wall_s: float
+    tuples_per_s: float
+
+
+def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
+    """Bind buffers, write inputs, post MEs and arm triggered ops; returns (pc, done) counters."""
+    try:
+        for b in tp.buffers:
+            nic.alloc(b.name, b.dtype, b.shape, b.init)
+        for name, values in (inputs or {}).items():
+            nic.write(name, values)
+        pc, done = nic.ct_alloc(PC), nic.ct_alloc(DONE)
+        for t in tp.tuples:
+            trig, e = t.trigger, t.entry
+            if e is None:
+                nic.triggered_ct_inc(pc, trig.threshold, done, t.k, t.loc)
+                continue
+            nic.me_append(e.match_bits, e.dest, e.dtype, e.atomic, t.op, e.update, pc, e.target)
+            nic.triggered_put(pc, trig.threshold, trig.match_bits, trig.payload, t.k, t.loc)
+    except NICError as exc:
+        raise DiagnosticError([Diagnostic(str(exc), None, _capacity_hint(str(exc)),
+                                          file=tp.source or "inca")]) from None
+    return pc, done
+
+
+def _capacity_hint(message: str) -> str | None:
+    if "does not fit" in message:
+        return "use a smaller payload, or the base profile (data in host memory)"
+    return None
+
+
+def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None = None,
+            max_steps: int = 100_000_000, trace: TextIO | None = None) -> RunResult:
+    """Install, start (PC <- 1), wait for END, read back outputs and derive the statistics.
+
+    Raises RuntimeFault/StepLimit (from the engine) or DiagnosticError (a bad install).
+    """
+    nic = NIC(profile)
+    pc, done = install(tp, nic, inputs)
+    info = tuple_info(tp, profile)
+    nic.ct_set(pc, 1)
+    describe = (lambda k: tp.tuples[k - 1].instr().text()) if trace is not None else None
+    cost = (lambda k: info[k - 1].cost) if trace is not None else None
+    ex: Execution = nic.run(pc, done, max_steps=max_steps, trace=trace, describe=describe, cost=cost)
+    return summarize(tp, nic, info, ex, profile)
+
+
+def summarize(tp: TupleProgram, nic: NIC, info: list[TupleInfo], ex: Execution,
+              profile: Profile) -> RunResult:
+    """Statistics from per-tuple fire counts (END never counts)."""
+    by_class = dict.fromkeys(CLASSES, 0)
+    accesses = 0
+    time_ns = Fraction(0)
+    for k, n in enumerate(ex.fires[1:], 1):
+        if not n:
+            continue
+        ti = info[k - 1]
+        if not ti.opclass.counted:
+            continue
+        by_class[ti.opclass.label] += n
+        accesses += n * ti.opclass.accesses * (ti.elements or 1)
+        time_ns += n * ti.cost
+    instructions = sum(by_class.values())
+    outputs = {}
+    for b in tp.buffers:
+        if b.role in ("output", "inout"):
+            data = nic.read(b.name)
+            outputs[b.name] = data if b.shape else data[0]
+    rate = ex.steps / ex.wall_s if ex.wall_s > 0 else 0.0
+    return RunResult(outputs, {b.name: b.shape for b in tp.buffers},
+                     {b.name: b.dtype for b in tp.buffers}, instructions, by_class,
+                     instructions, accesses, time_ns, profile, ex.wall_s, rate)
+
+
+def time_us_text(time_ns: Fraction) -> str:
+    """The paper's print format: ns/1000 as a double, two decimals."""
+    return f"{float(time_ns / 1000):.2f}"

@@ -1,0 +1,135 @@
+"""Static checks of an instruction-level program.
+
+Shared by the assembler (on parsed text) and the tuple loader (on JSON nobody has checked), so a
+program is validated the same way whatever form it arrives in.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from .diagnostics import Diagnostic, Loc
+from .isa import OPCODES, Form
+from .program import Affine, Decl, Imm, Instr, Operand, Ref, Slice, operand_shape
+
+MakeDiag = Callable[[Loc | None, str, str | None], Diagnostic]
+
+
+def operand_dtype(op: Operand, decls: dict[str, Decl]) -> str:
+    """Element type of an operand (the declared type; immediates carry their own)."""
+    return op.dtype if isinstance(op, Imm) else decls[op.name].dtype
+
+
+def broadcasts(src: tuple[int, ...], dest: tuple[int, ...]) -> bool:
+    """NumPy broadcasting of ``src`` onto ``dest`` (the result shape is the destination's)."""
+    if len(src) > len(dest):
+        return False
+    return all(s in (1, d) for s, d in zip(reversed(src), reversed(dest)))
+
+
+def check_program(decls: dict[str, Decl], instrs: Iterable[Instr], make: MakeDiag) -> list[Diagnostic]:
+    """Every static error in ``instrs``, as diagnostics (empty when the program is well formed)."""
+    instrs = tuple(instrs)
+    out: list[Diagnostic] = []
+    for ins in instrs:
+        out.extend(_check_instr(ins, decls, len(instrs), make))
+    return out
+
+
+def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag) -> list[Diagnostic]:
+    spec = OPCODES[ins.op]
+    out: list[Diagnostic] = []
+    loc = ins.loc
+    if spec.form in (Form.BRANCH, Form.JUMP):
+        if ins.target is None or not 1 <= ins.target <= count:
+            out.append(make(loc, f"{ins.op} target {ins.target} is not an instruction of this program",
+                            f"targets run from 1 to {count}"))
+    for op in (ins.dest, ins.src):
+        if isinstance(op, Ref):
+            out.extend(_check_ref(op, decls, loc, make))
+    if out or spec.form in (Form.JUMP, Form.NONE):
+        return out
+    dest = ins.dest
+    if dest is None:
+        return [make(loc, f"{ins.op} needs a destination", None)]
+    if spec.form is Form.BRANCH:
+        if dest.is_vector:
+            out.append(make(dest.loc or loc, "BLEZ tests one value, not a vector",
+                            "reduce the vector into a scalar first"))
+        return out
+    src = ins.src
+    if src is None:
+        return [make(loc, f"{ins.op} needs a source operand", None)]
+    ddt, sdt = decls[dest.name].dtype, operand_dtype(src, decls)
+    if spec.int_only and "f64" in (ddt, sdt):
+        which = dest if ddt == "f64" else src
+        out.append(make(getattr(which, "loc", None) or loc, f"{ins.op} is defined on i64 only, "
+                        f"but '{which}' is f64", "convert with PUTL into an i64 location first"))
+    dshape, sshape = operand_shape(dest, decls), operand_shape(src, decls)
+    if sshape and not dshape:
+        out.append(make(getattr(src, "loc", None) or loc, "a vector source needs a vector destination",
+                        "write the destination with a slice, e.g. T[0:16]"))
+    elif not broadcasts(sshape, dshape):
+        out.append(make(getattr(src, "loc", None) or loc,
+                        f"shape {list(sshape)} of '{src}' does not broadcast to shape {list(dshape)} "
+                        f"of '{dest}'", "vector operands must have equal shapes (size-1 dimensions "
+                        "and scalars broadcast)"))
+    return out
+
+
+def _check_ref(ref: Ref, decls: dict[str, Decl], loc: Loc | None, make: MakeDiag) -> list[Diagnostic]:
+    where = ref.loc or loc
+    decl = decls.get(ref.name)
+    if decl is None:
+        return [make(where, f"'{ref.name}' is not declared", "declare arrays with .input, .output, "
+                     ".inout or .var")]
+    rank = len(decl.shape)
+    if rank == 0 and ref.index:
+        return [make(where, f"'{ref.name}' is a scalar and cannot be indexed", None)]
+    if rank and len(ref.index) != rank:
+        dims = "".join(f"[{d}]" for d in decl.shape)
+        given = len(ref.index)
+        return [make(where, f"'{ref.name}' has {rank} dimension{'s' * (rank > 1)} ({decl.dtype}{dims}) "
+                     f"but {given} {'index was' if given == 1 else 'indices were'} given",
+                     f"write {ref.name}" + "[i]" * rank + (" or slices like [0:n] for a vector"
+                                                           if not ref.index else ""))]
+    out: list[Diagnostic] = []
+    for dim, idx in zip(decl.shape, ref.index):
+        parts = (idx.lo, idx.hi) if isinstance(idx, Slice) else (idx,)
+        for part in parts:
+            out.extend(_check_index_names(part, decls, where, make))
+        if isinstance(idx, Slice):
+            out.extend(_check_slice(ref, idx, dim, where, make))
+        elif idx.is_const and not 0 <= idx.const < dim:
+            out.append(make(where, f"index {idx.const} is out of bounds for '{ref.name}' "
+                            f"(dimension of size {dim})", f"valid indices are 0 to {dim - 1}"))
+    return out
+
+
+def _check_index_names(expr: Affine, decls: dict[str, Decl], where: Loc | None,
+                       make: MakeDiag) -> list[Diagnostic]:
+    out = []
+    for name in expr.names:
+        d = decls.get(name)
+        if d is None:
+            out.append(make(where, f"index name '{name}' is not a known scalar", None))
+        elif d.shape:
+            out.append(make(where, f"'{name}' is an array and cannot be used inside an index",
+                            "load the element into a scalar with PUTL first"))
+        elif d.dtype != "i64":
+            out.append(make(where, f"index '{name}' is f64; indices must be i64",
+                            "convert it with PUTL into an i64 scalar first"))
+    return out
+
+
+def _check_slice(ref: Ref, s: Slice, dim: int, where: Loc | None, make: MakeDiag) -> list[Diagnostic]:
+    if s.step <= 0:
+        return [make(where, f"slice step {s.step} must be positive", None)]
+    if not (s.hi - s.lo).is_const:
+        return [make(where, f"slice '{s}' of '{ref.name}' has a length that depends on run-time "
+                     "values", "vector shapes must be static: make hi - lo a constant, e.g. i:i+4")]
+    if s.length == 0:
+        return [make(where, f"slice '{s}' of '{ref.name}' is empty", None)]
+    if s.lo.is_const and not (0 <= s.lo.const and s.lo.const + (s.length - 1) * s.step < dim):
+        return [make(where, f"slice '{s}' is out of bounds for '{ref.name}' (dimension of size {dim})",
+                     None)]
+    return []
