@@ -3,6 +3,8 @@
 The repository's top-level folders are mapped into one import namespace, ``inca``:
 ``compiler/`` is ``inca.compiler``, ``interpreter/`` is ``inca.interpreter`` and so on.
 """
+import re
+
 from setuptools import setup
 
 PACKAGES = {
@@ -12,9 +14,11 @@ PACKAGES = {
     "inca.stdlib": "stdlib",
 }
 
+VERSION = re.search(r'__version__ = "(.+)"', open("lang/__init__.py", encoding="utf-8").read()).group(1)
+
 setup(
     name="incac",
-    version="0.1.0",
+    version=VERSION,
     description="Compiler, NIC model and cost model for INCA (In-Network Compute Assistance) kernels",
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",

@@ -1,1 +1,1 @@
-"""placeholder"""
+"""inca.compiler: INCA-Q and INCA-A to tuple programs (incac)."""

@@ -372,7 +372,7 @@ def _run_traced(nic: NIC, prep: Prepared, counter: CountingEvent, fires: list[in
             raise _off_end(prep, pc)
         k = prep.k_at[pc]
         if f is _END:
-            out.write(f"{k:>6}  {describe(k):<32} pc {pc} -> done{'':>18} "
+            out.write(f"{k:>6}  {describe(k)} pc {pc} -> done{'':>18} "
                       f"t={_fmt_ns(total)}\n")
             break
         if steps >= max_steps:
@@ -391,7 +391,7 @@ def _run_traced(nic: NIC, prep: Prepared, counter: CountingEvent, fires: list[in
         written = "-"
         if me.update is Update.INC:
             written = _read_dest(nic, me.dest)
-        out.write(f"{k:>6}  {describe(k):<32} pc {before} -> {pc:<6} {written:>16} "
+        out.write(f"{k:>6}  {describe(k)} pc {before} -> {pc:<6} {written:>16} "
                   f"t={_fmt_ns(total)}\n")
     counter.value = pc
     return steps

@@ -97,10 +97,17 @@ def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None =
     pc, done = install(tp, nic, inputs)
     info = tuple_info(tp, profile)
     nic.ct_set(pc, 1)
-    describe = (lambda k: tp.tuples[k - 1].instr().text()) if trace is not None else None
+    describe = (lambda k: _describe(tp, k)) if trace is not None else None
     cost = (lambda k: info[k - 1].cost) if trace is not None else None
     ex: Execution = nic.run(pc, done, max_steps=max_steps, trace=trace, describe=describe, cost=cost)
     return summarize(tp, nic, info, ex, profile)
+
+
+def _describe(tp: TupleProgram, k: int) -> str:
+    """Tuple k for a trace line: its instruction and source location."""
+    t = tp.tuples[k - 1]
+    where = f"{t.loc.file.rsplit('/', 1)[-1]}:{t.loc.line}" if t.loc else "-"
+    return f"{t.instr().text():<28} {where:<16}"
 
 
 def summarize(tp: TupleProgram, nic: NIC, info: list[TupleInfo], ex: Execution,

@@ -110,3 +110,12 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
         if word.lower() in lowered:
             close = [lowered[word.lower()]]
     return f"did you mean '{close[0]}'?" if close else None
+
+
+# Exit codes of the command-line tools (documented in docs/cli.md).
+EXIT_OK = 0
+EXIT_ERROR = 1  # the program or an input file has errors (diagnostics were printed)
+EXIT_USAGE = 2  # bad command line
+EXIT_FAULT = 3  # the kernel stopped with a runtime error
+EXIT_STEPS = 4  # the kernel did not finish within --max-steps
+EXIT_INTERNAL = 70  # a bug in incac itself

@@ -1,0 +1,129 @@
+"""``incac``: the compiler driver, used the way people use cc.
+
+``incac FILE`` writes ``<stem>.tuples.json``; ``--emit`` picks the stage to print. Only argparse
+and the diagnostics are imported at start-up, so ``incac --version`` is instant.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..lang import __version__
+from ..lang.diagnostics import (EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Diagnostic,
+                                DiagnosticError)
+
+EMITS = ("asm", "tuples", "json")
+
+EPILOG = """\
+examples:
+  incac examples/asm/dot-product.incaa              write dot-product.tuples.json
+  incac kernel.incaa -S -o -                        print the INCA-A listing
+  incac kernel.incaa --emit tuples                  print the tuple listing
+  incac examples/asm/dot-product.incaa -D N=128 --stats
+
+exit codes: 0 ok, 1 errors in the program, 2 bad command line, 70 internal error
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``incac``."""
+    from .frontend import add_compile_options
+
+    p = argparse.ArgumentParser(
+        prog="incac", description="Compile INCA kernels (INCA-Q .incaq, INCA-A .incaa) to tuple programs.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", nargs="?", help="source file (.incaq or .incaa) or tuple program (.json)")
+    p.add_argument("-o", dest="output", metavar="OUT", help="output file; - for stdout "
+                   "(default: <stem>.tuples.json for json, stdout for other stages)")
+    p.add_argument("--emit", choices=EMITS, default=None,
+                   help="stage to output: asm (INCA-A), tuples (listing) or json (default)")
+    p.add_argument("-S", dest="emit", action="store_const", const="asm", help="same as --emit asm")
+    p.add_argument("--stats", action="store_true",
+                   help="print the static instruction count and data footprint per memory")
+    p.add_argument("--isa", action="store_true", help="print the instruction set table and exit")
+    p.add_argument("--version", action="version", version=f"incac {__version__}")
+    add_compile_options(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``incac`` command."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.isa:
+        from ..lang.isa import isa_table_markdown
+
+        print(isa_table_markdown())
+        return EXIT_OK
+    if args.file is None:
+        parser.print_usage(sys.stderr)
+        print("incac: error: no input file", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return compile_command(args)
+    except DiagnosticError as e:
+        for d in e.diagnostics:
+            print(d.render(), file=sys.stderr)
+        n = sum(1 for d in e.diagnostics if d.severity == "error")
+        if n > 1:
+            print(f"{n} errors generated.", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception:  # a bug in the toolchain, never the user's fault
+        import traceback
+
+        traceback.print_exc()
+        print("incac: internal compiler error; please report it with the command line above",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def stats_text(prog) -> str:
+    """Static instruction count (END excluded) and data footprint per memory."""
+    from ..lang.isa import OPCODES
+
+    counted = [i for i in prog.instrs if OPCODES[i.op].opclass.counted]
+    by_role: dict[str, int] = {}
+    for d in prog.decls:
+        by_role[d.role] = by_role.get(d.role, 0) + d.nbytes
+    total = sum(by_role.values())
+    roles = ", ".join(f"{r} {n}" for r, n in by_role.items())
+    return (f"static instructions: {len(counted)} ({len(prog.instrs)} tuples with END)\n"
+            f"data: {total} bytes ({roles}); in scratchpad profiles all of it is NIC memory "
+            f"(capacity 1048576 by default), in the base profile host memory\n")
+
+
+def compile_command(args) -> int:
+    """Load, compile and write the requested stage."""
+    from ..lang.tuples import encode, listing, to_json
+    from .frontend import compile_options, load_program
+    from .printer import print_program
+
+    options = compile_options(args)
+    prog = load_program(args.file, options)
+    emit = args.emit or "json"
+    if emit == "asm":
+        text = print_program(prog, locations=not args.file.endswith(".incaa"))
+    elif emit == "tuples":
+        text = listing(encode(prog))
+    else:
+        text = to_json(encode(prog))
+    out = args.output
+    if out is None:
+        out = str(Path(args.file).with_suffix("")) + ".tuples.json" if emit == "json" else "-"
+    if out == "-":
+        sys.stdout.write(text)
+    else:
+        try:
+            Path(out).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise DiagnosticError([Diagnostic(f"cannot write output: {e.strerror}", file=out)]) from None
+    if args.stats:
+        sys.stderr.write(stats_text(prog))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""Program files in, tuple programs out: the one place that knows the file kinds.
+
+``.incaa`` is assembled, ``.json`` is an ``inca-tuples/1`` program loaded as is, ``.incaq`` is
+compiled. Both command-line tools (``incac`` and ``inca run``) load programs through here.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..lang.diagnostics import Diagnostic, DiagnosticError, Source
+from ..lang.program import Program
+from ..lang.tuples import TupleProgram, encode, from_json
+
+KINDS = (".incaa", ".json")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Compilation options shared by incac and inca run."""
+
+    defines: dict[str, int] = field(default_factory=dict)
+    opt: int = 0
+    include: tuple[str, ...] = ()
+    clobber: bool = False
+
+
+def read_source(path: str) -> Source:
+    """The text of a file as a Source; a missing or unreadable file is a diagnostic."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DiagnosticError([Diagnostic("no such file", file=path)]) from None
+    except IsADirectoryError:
+        raise DiagnosticError([Diagnostic("is a directory, not a program file", file=path)]) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise DiagnosticError([Diagnostic(f"cannot read: {e}", file=path)]) from None
+    return Source(path, text)
+
+
+def kind_of(path: str) -> str:
+    """The file kind by extension, or a diagnostic naming the kinds understood."""
+    for ext in KINDS:
+        if path.endswith(ext):
+            return ext
+    raise DiagnosticError([Diagnostic("unknown kind of program file",
+                                      hint="give an .incaq, .incaa or .json (tuple program) file",
+                                      file=path)])
+
+
+def load_program(path: str, options: Options = Options()) -> Program:
+    """The instruction-level program of a source file (a JSON program is decoded back)."""
+    kind = kind_of(path)
+    src = read_source(path)
+    if kind == ".incaa":
+        from .assembler import assemble
+
+        return assemble(src, options.defines)
+    return from_json(src.text, path).program()
+
+
+def load_tuples(path: str, options: Options = Options()) -> TupleProgram:
+    """The tuple program of any program file."""
+    if kind_of(path) == ".json":
+        return from_json(read_source(path).text, path)
+    return encode(load_program(path, options))
+
+
+def _define(text: str) -> tuple[str, int]:
+    """argparse type for -D: NAME=INT."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected NAME=INTEGER, not {text!r}")
+    try:
+        return name, int(value, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{name}: {value!r} is not an integer") from None
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a positive integer."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return v
+
+
+def add_compile_options(p: argparse.ArgumentParser) -> None:
+    """Options that control how a source program is compiled (shared with incac)."""
+    p.add_argument("-D", dest="defines", metavar="NAME=INT", action="append", type=_define,
+                   default=[], help="set a param (INCA-Q) or .param (INCA-A)")
+    p.add_argument("--payload", metavar="BYTES", type=positive_int,
+                   help="shorthand for -D PAYLOAD=BYTES")
+    p.add_argument("-O", dest="opt", metavar="LEVEL", type=int, choices=(0, 1, 2), default=0,
+                   help="optimisation level 0, 1 or 2 (default 0)")
+    p.add_argument("-I", dest="include", metavar="DIR", action="append", default=[],
+                   help="add a folder to the module search path")
+    p.add_argument("--clobber", action="store_true", help="allow overwriting inputs")
+
+
+def compile_options(args):
+    """The frontend Options from parsed arguments."""
+    defines = dict(args.defines)
+    if args.payload is not None:
+        defines["PAYLOAD"] = args.payload
+    return Options(defines, args.opt, tuple(args.include), args.clobber)

@@ -1,0 +1,147 @@
+"""``inca``: run INCA programs on the reference NIC model.
+
+Subcommands: ``run`` (execute a program and report counts and modeled time). Heavy modules are
+imported inside the handlers so ``inca --version`` stays instant.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..compiler.frontend import add_compile_options, compile_options, positive_int
+from ..lang import __version__
+from ..lang.diagnostics import (EXIT_ERROR, EXIT_FAULT, EXIT_INTERNAL, EXIT_OK, EXIT_STEPS,
+                                EXIT_USAGE, Diagnostic, DiagnosticError, quote_file)
+
+EPILOG = """\
+examples:
+  inca run examples/asm/dot-product.incaa --seed 1
+  inca run kernel.incaa --profile base --input A=1,2,3,4 --input B=@b.json --json
+  inca run kernel.json --profile my-nic.toml --param link_gbps=400 --trace
+
+exit codes: 0 ok, 1 errors in the program or inputs, 2 bad command line,
+            3 runtime fault in the kernel, 4 --max-steps exceeded, 70 internal error
+"""
+
+
+def _param(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    return name.strip(), value.strip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``inca``."""
+    parser = argparse.ArgumentParser(
+        prog="inca", description="Run INCA kernels on the reference NIC model.", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"inca {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run = sub.add_parser("run", help="run a program and report counts and modeled time",
+                         description="Run a program (.incaq, .incaa or tuple .json) on the NIC model.",
+                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("file", help="program file: .incaq, .incaa or .json")
+    run.add_argument("--profile", default="scratchpad",
+                     help="scratchpad (default), base, scratchpad-400g, scratchpad-1000g, or a .toml file")
+    run.add_argument("--param", metavar="NAME=VALUE", action="append", type=_param, default=[],
+                     help="override a profile parameter, e.g. link_gbps=400 or elem_gap=1/3")
+    run.add_argument("--input", metavar="NAME=VALUES", action="append", default=[],
+                     help="input values: 1,2,3 or @file.json (a number or nested list)")
+    run.add_argument("--seed", type=int, help="pseudo-random values for every input not given")
+    run.add_argument("--max-steps", type=positive_int, default=100_000_000, metavar="N",
+                     help="stop a runaway kernel after N tuples (default 100000000)")
+    run.add_argument("--trace", action="store_true", help="print one line per fired tuple")
+    run.add_argument("--json", action="store_true", help="print one JSON object")
+    add_compile_options(run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``inca`` command."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return cmd_run(args)
+    except DiagnosticError as e:
+        for d in e.diagnostics:
+            print(d.render(), file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception:  # a bug in the toolchain, never the user's fault
+        import traceback
+
+        traceback.print_exc()
+        print("inca: internal error; please report it with the command line above", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def fault_diagnostic(tp, fault) -> Diagnostic:
+    """A runtime fault as a diagnostic pointing at the instruction's source line."""
+    if fault.k is None:
+        return Diagnostic(f"runtime error: {fault.message}", file=tp.source or "inca")
+    t = tp.tuples[fault.k - 1]
+    msg = f"runtime error: {fault.message} in tuple {fault.k} '{t.instr().text()}'"
+    hint = "raise the limit with --max-steps N" if fault.kind == "steps" else None
+    if t.loc is None:
+        return Diagnostic(msg, None, hint, file=tp.source or "inca")
+    return Diagnostic(msg, t.loc, hint, quote_file(t.loc))
+
+
+def cmd_run(args) -> int:
+    """``inca run``."""
+    from ..compiler.frontend import load_tuples
+    from .engine import RuntimeFault, StepLimit
+    from .inputs import gather_inputs, to_json_data, to_text
+    from .loader import execute, time_us_text
+    from .profiles import load_profile
+
+    tp = load_tuples(args.file, compile_options(args))
+    profile = load_profile(args.profile, dict(args.param))
+    decls = {b.name: b for b in tp.buffers}
+    inputs = gather_inputs(decls, args.input, args.seed)
+    trace = (sys.stderr if args.json else sys.stdout) if args.trace else None
+    try:
+        r = execute(tp, profile, inputs, args.max_steps, trace)
+    except RuntimeFault as fault:
+        print(fault_diagnostic(tp, fault).render(), file=sys.stderr)
+        return EXIT_STEPS if isinstance(fault, StepLimit) else EXIT_FAULT
+    if args.json:
+        doc = {
+            "outputs": {n: to_json_data(v, r.shapes[n]) for n, v in r.outputs.items()},
+            "instructions": r.instructions,
+            "by_class": r.by_class,
+            "messages": r.messages,
+            "memory_accesses": r.memory_accesses,
+            "time_ns": float(r.time_ns),
+            "time_us": float(time_us_text(r.time_ns)),
+            "profile": profile.as_json(),
+            "wall_s": round(r.wall_s, 6),
+            "tuples_per_s": round(r.tuples_per_s),
+        }
+        print(json.dumps(doc))
+        return EXIT_OK
+    missing = [b.name for b in tp.buffers if b.role in ("input", "inout") and b.name not in inputs]
+    for name, value in r.outputs.items():
+        print(f"{name} = {to_text(value, r.shapes[name], r.dtypes[name])}")
+    classes = ", ".join(f"{k} {v}" for k, v in r.by_class.items())
+    print(f"instructions    {r.instructions} ({classes})")
+    print(f"messages        {r.messages}")
+    print(f"memory accesses {r.memory_accesses}")
+    print(f"time            {time_us_text(r.time_ns)} us ({float(r.time_ns):g} ns)")
+    print(f"profile         {profile.describe()}")
+    print(f"simulated       {r.wall_s:.4f} s, {r.tuples_per_s / 1e6:.2f} M tuples/s")
+    if missing:
+        print(f"note: inputs not given were zero: {', '.join(missing)} (use --input or --seed)")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

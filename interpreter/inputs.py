@@ -1,0 +1,132 @@
+"""Host-side input values: ``--input NAME=1,2,3``, ``NAME=@file.json``, and seeded random fill."""
+from __future__ import annotations
+
+import json
+import math
+import random
+
+from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..lang.isa import I64_MAX, I64_MIN
+from ..lang.program import Decl, format_value
+from ..lang.tuples import json_value
+
+
+def _fail(message: str, hint: str | None = None) -> DiagnosticError:
+    return DiagnosticError([Diagnostic(message, hint=hint, file="--input")])
+
+
+def _scalar(text, dtype: str, name: str) -> int | float:
+    if isinstance(text, bool):
+        raise _fail(f"{name}: {text!r} is not a number")
+    if isinstance(text, (int, float)):
+        value = text
+    else:
+        t = str(text).strip()
+        try:
+            value = int(t, 0)
+        except ValueError:
+            try:
+                value = float(t)
+            except ValueError:
+                raise _fail(f"{name}: {t!r} is not a number") from None
+    if dtype == "i64":
+        if isinstance(value, float):
+            raise _fail(f"{name} is i64 but {text!r} is not an integer")
+        if not I64_MIN <= value <= I64_MAX:
+            raise _fail(f"{name}: {value} does not fit in i64")
+        return value
+    return float(value)
+
+
+def _flatten(value, shape: tuple[int, ...], name: str) -> list:
+    if not shape:
+        if isinstance(value, list):
+            raise _fail(f"{name} is a scalar, but a list was given")
+        return [value]
+    if not isinstance(value, list):
+        raise _fail(f"{name} has shape {list(shape)}, but a single value was given")
+    if len(value) == math.prod(shape) and all(not isinstance(v, list) for v in value):
+        return value  # a flat list in row-major order is accepted for any shape
+    if len(value) != shape[0]:
+        raise _fail(f"{name} has shape {list(shape)}, but {len(value)} values were given",
+                    f"give {math.prod(shape)} values (row-major) or a nested list")
+    out = []
+    for row in value:
+        out.extend(_flatten(row, shape[1:], name))
+    return out
+
+
+def parse_input(arg: str, decls: dict[str, Decl]) -> tuple[str, list]:
+    """Parse one ``NAME=VALUES`` argument against the program's declarations."""
+    name, sep, rhs = arg.partition("=")
+    name = name.strip()
+    if not sep:
+        raise _fail(f"expected NAME=VALUES, not {arg!r}", "e.g. --input A=1,2,3 or --input A=@a.json")
+    decl = decls.get(name)
+    settable = [d.name for d in decls.values() if d.role in ("input", "inout")]
+    if decl is None or decl.role not in ("input", "inout"):
+        what = "is not an input of this program" if decl is None else f"is declared {decl.role}"
+        raise _fail(f"'{name}' {what}", did_you_mean(name, settable) or
+                    ("inputs: " + ", ".join(settable) if settable else "this program has no inputs"))
+    if rhs.startswith("@"):
+        try:
+            with open(rhs[1:], encoding="utf-8") as f:
+                value = json.load(f)
+        except OSError as e:
+            raise _fail(f"{name}: cannot read {rhs[1:]}: {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise _fail(f"{name}: {rhs[1:]} is not valid JSON ({e.msg})") from None
+    elif decl.shape:
+        value = [v for v in rhs.split(",")] if rhs.strip() else []
+    else:
+        value = rhs
+    flat = _flatten(value, decl.shape, name)
+    if len(flat) != decl.size:
+        raise _fail(f"{name} holds {decl.size} elements, but {len(flat)} were given")
+    return name, [_scalar(v, decl.dtype, name) for v in flat]
+
+
+def seeded_values(decl: Decl, seed: int) -> list:
+    """Deterministic pseudo-random values for an input: i64 in [-100, 100]; f64 multiples of
+    1/64 in [-8, 8), which keep small sums and products exact so results are easy to check."""
+    rng = random.Random(f"{seed}:{decl.name}")
+    if decl.dtype == "i64":
+        return [rng.randint(-100, 100) for _ in range(decl.size)]
+    return [rng.randint(-512, 511) / 64 for _ in range(decl.size)]
+
+
+def gather_inputs(decls: dict[str, Decl], args: list[str], seed: int | None) -> dict[str, list]:
+    """Inputs from ``--input`` arguments, then seeded values for every input not given."""
+    values: dict[str, list] = {}
+    for arg in args:
+        name, flat = parse_input(arg, decls)
+        values[name] = flat
+    if seed is not None:
+        for d in decls.values():
+            if d.role in ("input", "inout") and d.name not in values:
+                values[d.name] = seeded_values(d, seed)
+    return values
+
+
+def nest(flat: list, shape: tuple[int, ...]) -> list:
+    """A flat row-major list as nested lists of ``shape``."""
+    if len(shape) <= 1:
+        return list(flat)
+    step = math.prod(shape[1:])
+    return [nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def to_json_data(value, shape: tuple[int, ...]):
+    """A value for JSON output: nested lists, non-finite floats as strings."""
+    if not shape:
+        return json_value(value)
+    return nest([json_value(v) for v in value], shape)
+
+
+def to_text(value, shape: tuple[int, ...], dtype: str, limit: int = 8) -> str:
+    """A short human form: scalars in full, arrays up to ``limit`` elements."""
+    if not shape:
+        return format_value(value, dtype)
+    head = ", ".join(format_value(v, dtype) for v in value[:limit])
+    more = f", ... ({len(value)} elements)" if len(value) > limit else ""
+    return f"[{head}{more}]"
