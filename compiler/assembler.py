@@ -7,6 +7,7 @@ and labels resolved, operands built, undeclared scalars typed, and the whole pro
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -44,6 +45,43 @@ def _parser():
     return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
 
 
+def _int_literal(tok) -> int:
+    """The value of an INT token; a decimal with a leading zero is rejected (no octal in INCA-A)."""
+    text = str(tok)
+    if len(text) > 1 and text[0] == "0" and text[1].isdigit():
+        raise _Bad(f"integer literal '{text}' has a leading zero", tok.column, tok.end_column,
+                   f"write {int(text)} (INCA-A has no octal literals)")
+    return int(text, 0)
+
+
+# The parts of a line that did not parse which still matter: its number, its label, and whether
+# anything (an instruction, presumably) follows them; and the body that stands in for it.
+_RECOVER = re.compile(r"[ \t]*(?:(\d+)[ \t]+)?(?:([A-Za-z_][A-Za-z0-9_]*)[ \t]*:)?[ \t]*(.?)")
+_RECOVER_DECL = re.compile(r"[ \t]*\.[A-Za-z_][A-Za-z0-9_]*[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
+_UNPARSED = object()
+
+
+def _names_used(ins: Instr) -> set[str]:
+    """Every name an instruction refers to (locations and the scalars in their indices)."""
+    out: set[str] = set()
+    for o in (ins.dest, ins.src):
+        if isinstance(o, Ref):
+            out.add(o.name)
+            out.update(o.names_read)
+    return out
+
+
+def _innermost_bracket(text: str) -> str | None:
+    """The innermost bracket, '[' or '(', still open at the end of ``text`` (None if none is)."""
+    stack = []
+    for ch in text:
+        if ch in "[(":
+            stack.append(ch)
+        elif ch in "])" and stack:
+            stack.pop()
+    return stack[-1] if stack else None
+
+
 @dataclass
 class _Line:
     """One parsed line."""
@@ -74,6 +112,7 @@ class Assembler:
         self.diags: list[Diagnostic] = []
         self.params: dict[str, int] = {}
         self.decls: dict[str, Decl] = {}
+        self.broken: set[str] = set()  # names whose declaration had an error (already reported)
 
     def error(self, line: int, col: int, message: str, end_col: int | None = None,
               hint: str | None = None) -> None:
@@ -92,12 +131,15 @@ class Assembler:
                 tree = _parser().parse(text)
             except UnexpectedCharacters as e:
                 self.error(n, e.column, f"unexpected character {text[e.column - 1]!r}")
+                self._recover(n, text, out)
                 continue
             except UnexpectedInput as e:
                 self._syntax_error(n, text, e)
+                self._recover(n, text, out)
                 continue
             except LarkError as e:  # any other parser failure is still the user's line
                 self.error(n, 1, f"cannot parse this line ({e.__class__.__name__})")
+                self._recover(n, text, out)
                 continue
             parts = list(tree.children)
             lineno = label = None
@@ -114,9 +156,30 @@ class Assembler:
                 out.append(_Line(n, lineno, col, label, body))
         return out
 
+    def _recover(self, n: int, text: str, out: list[_Line]) -> None:
+        """Keep the line number, label and instruction slot of a line that did not parse, so the
+        lines after it are numbered and labelled as written (no cascade of follow-on errors)."""
+        decl = _RECOVER_DECL.match(text)
+        if decl:
+            self.broken.add(decl.group(1))
+        m = _RECOVER.match(text)
+        lineno = int(m.group(1)) if m.group(1) else None
+        label = (m.group(2), m.start(2) + 1) if m.group(2) else None
+        body = _UNPARSED if m.group(3) not in ("", ".", ";", "#") else None
+        if lineno is not None or label is not None or body is not None:
+            out.append(_Line(n, lineno, m.start(1) + 1 if lineno is not None else 1, label, body))
+
     def _syntax_error(self, n: int, text: str, e) -> None:
         token = getattr(e, "token", None)
         expected = set(getattr(e, "expected", ()) or ())
+        if token is not None and token.type != "$END":
+            # LALR lookaheads are merged across contexts: keep only the closers that can apply here
+            inner = _innermost_bracket(text[:token.column - 1])
+            expected -= {"RSQB", "COLON"} if inner != "[" else set()
+            expected -= {"RPAR"} if inner != "(" else {"COMMA"}
+            expected -= {"COMMA"} if inner == "[" else set()
+            if inner is None and "COMMA" in expected:
+                expected.add("$END")  # after a complete operand the line may end
         words = [_WORDS[t] for t in _PREFERRED if t in expected][:2]
         want = " or ".join(words) if words else "an operator"
         if token is None or token.type == "$END":
@@ -130,19 +193,26 @@ class Assembler:
 
     def expr(self, t) -> Affine | float:
         """Evaluate an expression tree to an affine index expression or a float literal."""
+        try:
+            return self._expr(t)
+        except RecursionError:
+            col, end = _span(t)
+            raise _Bad("expression is nested too deeply", col, end) from None
+
+    def _expr(self, t) -> Affine | float:
         kind = t.data
         if kind == "int":
-            return Affine(int(t.children[0], 0))
+            return Affine(_int_literal(t.children[0]))
         if kind == "float":
             return float(t.children[0])
         if kind == "name":
             name = str(t.children[0])
             return Affine(self.params[name]) if name in self.params else Affine(0, ((name, 1),))
         if kind == "neg":
-            v = self.expr(t.children[0])
+            v = self._expr(t.children[0])
             return -v if isinstance(v, float) else v.scale(-1)
         if kind in ("add", "sub", "mul", "div", "mod"):
-            a, b = (self.expr(c) for c in t.children)
+            a, b = (self._expr(c) for c in t.children)
             col, end = _span(t)
             if isinstance(a, float) or isinstance(b, float):
                 raise _Bad("float literals cannot take part in arithmetic here", col, end)
@@ -337,9 +407,11 @@ class Assembler:
                          if ln.lineno is not None or ln.label is not None), False)
         pending: list[tuple[str, int, int]] = []
         for ln in lines:
-            is_instr = getattr(ln.body, "data", None) == "instruction"
+            unparsed_instr = ln.body is _UNPARSED and (ln.lineno is not None or not numbered)
+            is_instr = unparsed_instr or getattr(ln.body, "data", None) == "instruction"
             try:
-                self._check_style(ln, numbered, len(instr_lines) + 1, is_instr)
+                if ln.body is not _UNPARSED:  # its syntax error is reported already
+                    self._check_style(ln, numbered, len(instr_lines) + 1, is_instr)
                 if ln.label is not None:
                     name, col = ln.label
                     if name in labels or any(p[0] == name for p in pending):
@@ -353,6 +425,10 @@ class Assembler:
                         labels[name] = len(instr_lines)
                     pending.clear()
             except _Bad as b:
+                if getattr(ln.body, "data", None) == "directive":
+                    name = str(ln.body.children[1])
+                    if name not in self.decls and name not in self.params:
+                        self.broken.add(name)
                 self.error(ln.n, b.col, b.message, b.end_col, b.hint)
         for name, col, n in pending:
             self.error(n, col, f"label '{name}' does not mark an instruction", col + len(name),
@@ -372,10 +448,14 @@ class Assembler:
 
         instrs = []
         for k, ln in enumerate(instr_lines, 1):
+            if ln.body is _UNPARSED:
+                continue
             try:
                 instrs.append(self.instruction(ln, number_of, k))
             except _Bad as b:
                 self.error(ln.n, b.col, b.message, b.end_col, b.hint)
+        if self.broken:  # do not report every use of a name whose declaration was bad
+            instrs = [i for i in instrs if not self.broken.intersection(_names_used(i))]
         decls = self._infer_scalars(instrs)
         if len(instrs) == len(instr_lines):
             self.diags.extend(check_program(decls, instrs, self.src.diag))
@@ -420,7 +500,8 @@ class Assembler:
         def dtype_of(o: Operand) -> str:
             if isinstance(o, Imm):
                 return o.dtype
-            return implicit.get(o.name) or decls[o.name].dtype
+            d = decls.get(o.name)  # None: an undeclared array, reported by check_program
+            return implicit.get(o.name) or (d.dtype if d is not None else "i64")
 
         changed = True
         while changed:

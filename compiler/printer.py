@@ -23,7 +23,13 @@ def print_program(prog: Program, locations: bool = False) -> str:
     out = [decl_text(d) for d in prog.decls if not d.implicit]
     if out:
         out.append("")
-    names = {k: name for name, k in prog.labels}
+    names: dict[int, str] = {}  # the name a branch to k is printed with (its first label)
+    extra: dict[int, list[str]] = {}  # any further labels on the same instruction
+    for name, k in prog.labels:
+        if k in names:
+            extra.setdefault(k, []).append(name)
+        else:
+            names[k] = name
     if prog.labels:
         # every branch target needs a name in the label style
         for ins in prog.instrs:
@@ -35,7 +41,7 @@ def print_program(prog: Program, locations: bool = False) -> str:
         text = ins.text(tname)
         if prog.labels:
             if k in names:
-                out.append(f"{names[k]}:")
+                out.extend(f"{name}:" for name in [names[k], *extra.get(k, ())])
             line = f"    {text}"
         else:
             line = f"{k:>{width}} {text}"

@@ -35,24 +35,27 @@ def _scalar(text, dtype: str, name: str) -> int | float:
         if not I64_MIN <= value <= I64_MAX:
             raise _fail(f"{name}: {value} does not fit in i64")
         return value
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise _fail(f"{name}: {value} is too large for f64") from None
 
 
-def _flatten(value, shape: tuple[int, ...], name: str) -> list:
+def _flatten(value, shape: tuple[int, ...], name: str, top: bool = True) -> list:
     if not shape:
         if isinstance(value, list):
             raise _fail(f"{name} is a scalar, but a list was given")
         return [value]
     if not isinstance(value, list):
         raise _fail(f"{name} has shape {list(shape)}, but a single value was given")
-    if len(value) == math.prod(shape) and all(not isinstance(v, list) for v in value):
-        return value  # a flat list in row-major order is accepted for any shape
+    if all(not isinstance(v, list) for v in value) and (top or len(value) == math.prod(shape)):
+        return value  # a flat row-major list is accepted for any shape; the caller checks its length
     if len(value) != shape[0]:
         raise _fail(f"{name} has shape {list(shape)}, but {len(value)} values were given",
                     f"give {math.prod(shape)} values (row-major) or a nested list")
     out = []
     for row in value:
-        out.extend(_flatten(row, shape[1:], name))
+        out.extend(_flatten(row, shape[1:], name, top=False))
     return out
 
 

@@ -17,6 +17,12 @@ from .isa import ELEMENT_BYTES, OPCODES, Form
 ROLES = ("input", "output", "inout", "var")
 
 
+def _canonical_nan(v: int | float) -> int | float:
+    """Every NaN value as the one object ``math.nan``, so that equal programs compare equal
+    (dataclass equality compares field tuples, which treat identical objects as equal)."""
+    return math.nan if isinstance(v, float) and v != v else v
+
+
 @dataclass(frozen=True)
 class Affine:
     """``const + sum(coef * name)``: an index expression evaluated at fire time."""
@@ -96,6 +102,9 @@ class Imm:
     dtype: str
     loc: Loc | None = field(default=None, compare=False)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", _canonical_nan(self.value))
+
     def __str__(self) -> str:
         return format_value(self.value, self.dtype)
 
@@ -141,6 +150,9 @@ class Decl:
     init: int | float = 0
     implicit: bool = False  # an undeclared scalar whose type the assembler inferred
     loc: Loc | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "init", _canonical_nan(self.init))
 
     @property
     def size(self) -> int:

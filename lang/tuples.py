@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .check import check_program
 from .diagnostics import Diagnostic, DiagnosticError, Loc
-from .isa import DTYPES, OPCODES, Form, Update
+from .isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form, Update
 from .program import ROLES, Affine, Decl, Imm, Instr, Operand, Program, Ref, Slice
 
 FORMAT = "inca-tuples/1"
@@ -193,13 +193,18 @@ def _need(cond: bool, what: str) -> None:
         raise _Invalid(what)
 
 
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def _num(v, dtype: str, what: str) -> int | float:
     if dtype == "f64":
         if v in ("inf", "-inf", "nan"):
             return float(v)
         _need(isinstance(v, (int, float)) and not isinstance(v, bool), f"{what} must be a number")
         return float(v)
-    _need(isinstance(v, int) and not isinstance(v, bool), f"{what} must be an integer")
+    _need(_is_int(v), f"{what} must be an integer")
+    _need(I64_MIN <= v <= I64_MAX, f"{what} {v} does not fit in i64")
     return v
 
 
@@ -241,6 +246,8 @@ def from_json(text: str, filename: str = "<json>") -> TupleProgram:
     except json.JSONDecodeError as e:
         raise DiagnosticError([Diagnostic(f"not valid JSON: {e.msg}", Loc(filename, e.lineno, e.colno),
                                           None, text.splitlines()[e.lineno - 1] if text else None)])
+    except RecursionError:
+        raise fail("not a tuple program: the JSON is nested too deeply") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else None
         raise fail(f"not an {FORMAT} tuple program (format is {found!r})",
@@ -286,21 +293,28 @@ def _decode(doc: dict) -> TupleProgram:
         lj = t.get("loc")
         loc = None
         if lj is not None:
-            _need(isinstance(lj, dict) and isinstance(lj.get("file"), str) and isinstance(lj.get("line"), int)
-                  and isinstance(lj.get("col"), int), f"tuple {k} has a malformed loc")
+            _need(isinstance(lj, dict) and isinstance(lj.get("file"), str) and _is_int(lj.get("line"))
+                  and _is_int(lj.get("col")) and (lj.get("end_col") is None or _is_int(lj["end_col"])),
+                  f"tuple {k} has a malformed loc")
             loc = Loc(lj["file"], lj["line"], lj["col"], lj.get("end_col"))
         tj, ej = t.get("trigger"), t.get("entry")
         _need(isinstance(tj, dict), f"tuple {k} needs a trigger")
+        _need(isinstance(tj.get("counter"), str) and _is_int(tj.get("threshold"))
+              and (tj.get("match_bits") is None or _is_int(tj["match_bits"])),
+              f"tuple {k} trigger needs a counter name and integer threshold and match bits")
         form = OPCODES[op].form
+        _need(ej is not None or form is Form.NONE, f"tuple {k} ({op}) needs a matching entry")
         payload = tj.get("payload")
         if form in (Form.MOVE, Form.BINARY):
             payload = _operand(payload, f"tuple {k} payload", loc)
         else:
-            _need(payload is None or isinstance(payload, int), f"tuple {k} payload must be a target")
+            _need(payload is None or _is_int(payload), f"tuple {k} payload must be a target")
         trig = Trigger(tj.get("counter"), tj.get("threshold"), tj.get("match_bits"), payload)
         entry = None
         if ej is not None:
             _need(isinstance(ej, dict), f"tuple {k} entry must be an object")
+            _need(_is_int(ej.get("match_bits")) and (ej.get("target") is None or _is_int(ej["target"])),
+                  f"tuple {k} entry needs integer match bits and target")
             dest = ej.get("dest")
             dest = _operand(dest, f"tuple {k} dest", loc) if dest is not None else None
             _need(dest is None or isinstance(dest, Ref), f"tuple {k} dest must be a location")

@@ -1,0 +1,38 @@
+"""Shared test options and fixtures.
+
+``pytest --update-goldens`` rewrites the expected stderr files under ``tests/errors/`` from the
+current output instead of comparing against them (see ``test_cli.py``).
+"""
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-goldens", action="store_true", default=False,
+                     help="rewrite tests/errors/*.err from the tools' current stderr")
+
+
+@pytest.fixture
+def update_goldens(request) -> bool:
+    """True when the run should rewrite golden files instead of checking them."""
+    return request.config.getoption("--update-goldens")
+
+
+@pytest.fixture
+def run_asm():
+    """Assemble INCA-A text, run it on the NIC model and return the RunResult.
+
+    ``run_asm(text, inputs=None, profile="scratchpad", max_steps=10_000, trace=None)``
+    """
+    from inca.compiler.assembler import assemble_text
+    from inca.interpreter.loader import execute
+    from inca.interpreter.profiles import load_profile
+    from inca.lang.tuples import encode
+
+    def run(text: str, inputs: dict | None = None, profile: str = "scratchpad",
+            max_steps: int = 10_000, trace=None, defines: dict | None = None):
+        prog = assemble_text(text, "t.incaa", defines)
+        return execute(encode(prog), load_profile(profile), inputs, max_steps, trace)
+
+    return run
