@@ -1,0 +1,1 @@
+"""INCA-Q, the kernel language: its syntax tree (``ast``) and parser (``parser``)."""

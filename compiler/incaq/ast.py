@@ -1,0 +1,362 @@
+"""The INCA-Q syntax tree: what the parser produces and the checker, inliner and lowering consume.
+
+Every node is a frozen dataclass with a ``loc`` (where it was written). Locations do not take part
+in equality, so a parsed tree compares equal to one built by hand, and two programs that differ only
+in layout have equal trees. Sequences are tuples, so trees are hashable and immutable.
+
+What each node's ``loc`` spans:
+
+- expressions, assignments, call statements, returns and types: the whole node (``end_col`` is
+  None when the node spans several lines);
+- ``While``, ``If`` and ``For``: their keyword;
+- ``Func``, ``FuncParam``, ``Param``, ``VarDecl`` and ``Use``: the declared name;
+- ``Module``: line 1, column 1 of the file.
+
+:func:`dump` prints a tree as stable, indented text (``incac --emit ast`` and golden tests).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from ...lang.diagnostics import Loc
+
+#: The location of nodes built without one (by hand, in tests or by later passes).
+NOWHERE = Loc("<nowhere>", 0, 0)
+
+
+def _loc() -> Loc:
+    """The ``loc`` field every node ends with: defaulted, ignored by ``==`` and ``repr``."""
+    return field(default=NOWHERE, compare=False, repr=False)
+
+
+# ---- expressions -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Num:
+    """A number literal; ``is_float`` tells ``2.0`` from ``2`` (they are equal as Python numbers).
+
+    A minus sign written directly before a literal is part of it: ``-7`` is ``Num(-7)``.
+    """
+
+    value: int | float
+    is_float: bool
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Name:
+    """A scalar, array or param name used as a value or as an assignment target."""
+
+    id: str
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Index:
+    """An array element ``base[i][j]``: one index per written dimension."""
+
+    base: str
+    indices: tuple[Expr, ...]
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call ``func(args)``: a user function or a builtin (min, max, abs, isqrt, i64, f64)."""
+
+    func: str
+    args: tuple[Expr, ...]
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Unary:
+    """A unary arithmetic operation; ``op`` is ``'-'`` (``not`` is :class:`Not`)."""
+
+    op: str
+    operand: Expr
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Binary:
+    """An arithmetic or bitwise operation; ``op`` is one of ``+ - * / % & | ^ << >>``."""
+
+    op: str
+    left: Expr
+    right: Expr
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Compare:
+    """A comparison; ``op`` is one of ``< <= > >= == !=``. Comparisons do not chain."""
+
+    op: str
+    left: Expr
+    right: Expr
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    """A short-circuit ``'and'`` / ``'or'``."""
+
+    op: str
+    left: Expr
+    right: Expr
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Not:
+    """Logical negation ``not operand``."""
+
+    operand: Expr
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class IfExpr:
+    """``if cond then a else b`` as a value (the spec defines it for param expressions)."""
+
+    cond: Expr
+    then: Expr
+    orelse: Expr
+    loc: Loc = _loc()
+
+
+# ---- types and declarations ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    """``i64``, ``f64`` or an array of them: one dimension per ``[...]``.
+
+    A dimension is a param expression, or None for an extent left open (``f64[]``), which only a
+    function parameter may do.
+    """
+
+    base: str
+    dims: tuple[Expr | None, ...]
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Param:
+    """``param NAME = expr``: a compile-time integer, overridable with ``-D NAME=V``."""
+
+    name: str
+    value: Expr
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class VarDecl:
+    """``input|output|inout|var NAME: TYPE [= literal]``; only ``var`` may have ``init``."""
+
+    role: str
+    name: str
+    type: TypeRef
+    init: Num | None
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class FuncParam:
+    """One parameter ``name: type`` of a function."""
+
+    name: str
+    type: TypeRef
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Use:
+    """``use NAME``: load the module NAME.incaq."""
+
+    name: str
+    loc: Loc = _loc()
+
+
+# ---- statements ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Assign:
+    """``target = value``."""
+
+    target: Name | Index
+    value: Expr
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class CallStmt:
+    """A call whose result, if any, is dropped: ``f(args)``."""
+
+    call: Call
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class While:
+    """``while cond do { body }``."""
+
+    cond: Expr
+    body: tuple[Stmt, ...]
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class If:
+    """``if cond then { then } else { orelse }``; ``else if`` is an ``orelse`` of one ``If``."""
+
+    cond: Expr
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class For:
+    """``for var in lo .. hi do { body }``, ``hi`` exclusive."""
+
+    var: str
+    lo: Expr
+    hi: Expr
+    body: tuple[Stmt, ...]
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Return:
+    """``return value`` or a bare ``return`` (value None)."""
+
+    value: Expr | None
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Func:
+    """``func name(params) [-> ret] { body }``; ``ret`` is a scalar type or None."""
+
+    name: str
+    params: tuple[FuncParam, ...]
+    ret: TypeRef | None
+    body: tuple[Stmt, ...]
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Module:
+    """One source file: declarations, functions and the kernel's statements, in source order."""
+
+    items: tuple[Item, ...]
+    loc: Loc = _loc()
+
+
+Expr = Union[Num, Name, Index, Call, Unary, Binary, Compare, BoolOp, Not, IfExpr]
+# A `var` declaration may also appear inside a block (a local array or scalar).
+Stmt = Union[Assign, CallStmt, While, If, For, Return, VarDecl]
+Item = Union[Use, Param, VarDecl, Func, Stmt]
+Node = Union[Module, Item, FuncParam, TypeRef, Expr]
+
+
+# ---- dump ------------------------------------------------------------------------------------------
+
+
+def dump(node: Node) -> str:
+    """A stable, readable, indented text form of ``node`` (locations are not shown).
+
+    Statements and declarations get one line each, with nested bodies indented by two spaces.
+    Expressions are printed on one line, fully parenthesised, so the text shows how the source was
+    grouped: ``c = c + A[i] * B[i]`` dumps as ``Assign c = (c + (A[i] * B[i]))``.
+    """
+    if isinstance(node, (Num, Name, Index, Call, Unary, Binary, Compare, BoolOp, Not, IfExpr)):
+        return dump_expr(node)
+    if isinstance(node, TypeRef):
+        return _type(node)
+    if isinstance(node, FuncParam):
+        return f"{node.name}: {_type(node.type)}"
+    lines: list[str] = []
+    _dump_stmt(node, 0, lines)
+    return "\n".join(lines)
+
+
+def dump_expr(e: Expr) -> str:
+    """One expression as fully parenthesised source text, e.g. ``(a + (b * c))``."""
+    match e:
+        case Num(value=v, is_float=True):
+            return repr(float(v))
+        case Num(value=v):
+            return str(v)
+        case Name(id=n):
+            return n
+        case Index(base=b, indices=ix):
+            return b + "".join(f"[{dump_expr(i)}]" for i in ix)
+        case Call(func=f, args=args):
+            return f"{f}({', '.join(dump_expr(a) for a in args)})"
+        case Unary(op=op, operand=x):
+            return f"({op}{dump_expr(x)})"
+        case Not(operand=x):
+            return f"(not {dump_expr(x)})"
+        case Binary(op=op, left=a, right=b) | Compare(op=op, left=a, right=b) | BoolOp(
+            op=op, left=a, right=b
+        ):
+            return f"({dump_expr(a)} {op} {dump_expr(b)})"
+        case IfExpr(cond=c, then=a, orelse=b):
+            return f"(if {dump_expr(c)} then {dump_expr(a)} else {dump_expr(b)})"
+    raise TypeError(f"not an INCA-Q expression: {e!r}")
+
+
+def _type(t: TypeRef) -> str:
+    return t.base + "".join("[]" if d is None else f"[{dump_expr(d)}]" for d in t.dims)
+
+
+def _dump_body(body: tuple[Stmt, ...], depth: int, lines: list[str]) -> None:
+    for s in body:
+        _dump_stmt(s, depth, lines)
+
+
+def _dump_stmt(node: Node, depth: int, lines: list[str]) -> None:
+    pad = "  " * depth
+    match node:
+        case Module(items=items):
+            lines.append(pad + "Module")
+            _dump_body(items, depth + 1, lines)
+        case Use(name=n):
+            lines.append(f"{pad}Use {n}")
+        case Param(name=n, value=v):
+            lines.append(f"{pad}Param {n} = {dump_expr(v)}")
+        case VarDecl(role=r, name=n, type=t, init=init):
+            tail = "" if init is None else f" = {dump_expr(init)}"
+            lines.append(f"{pad}VarDecl {r} {n}: {_type(t)}{tail}")
+        case Func(name=n, params=ps, ret=ret, body=body):
+            sig = ", ".join(f"{p.name}: {_type(p.type)}" for p in ps)
+            arrow = "" if ret is None else f" -> {_type(ret)}"
+            lines.append(f"{pad}Func {n}({sig}){arrow}")
+            _dump_body(body, depth + 1, lines)
+        case Assign(target=t, value=v):
+            lines.append(f"{pad}Assign {dump_expr(t)} = {dump_expr(v)}")
+        case CallStmt(call=c):
+            lines.append(f"{pad}CallStmt {dump_expr(c)}")
+        case While(cond=c, body=body):
+            lines.append(f"{pad}While {dump_expr(c)}")
+            _dump_body(body, depth + 1, lines)
+        case If(cond=c, then=then, orelse=orelse):
+            lines.append(f"{pad}If {dump_expr(c)}")
+            lines.append(f"{pad}  then")
+            _dump_body(then, depth + 2, lines)
+            if orelse:
+                lines.append(f"{pad}  else")
+                _dump_body(orelse, depth + 2, lines)
+        case For(var=v, lo=lo, hi=hi, body=body):
+            lines.append(f"{pad}For {v} in {dump_expr(lo)} .. {dump_expr(hi)}")
+            _dump_body(body, depth + 1, lines)
+        case Return(value=v):
+            lines.append(pad + "Return" + ("" if v is None else f" {dump_expr(v)}"))
+        case _:
+            raise TypeError(f"not an INCA-Q statement or declaration: {node!r}")
