@@ -13,12 +13,14 @@ from ..lang import __version__
 from ..lang.diagnostics import (EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Diagnostic,
                                 DiagnosticError)
 
-EMITS = ("asm", "tuples", "json")
+EMITS = ("ast", "asm", "tuples", "json")
 
 EPILOG = """\
 examples:
+  incac kernel.incaq                                write kernel.tuples.json
+  incac kernel.incaq -S -o -                        print the INCA-A code (-O0)
+  incac kernel.incaq --payload 8192 --stats         compile for 8 KiB inputs, show sizes
   incac examples/asm/dot-product.incaa              write dot-product.tuples.json
-  incac kernel.incaa -S -o -                        print the INCA-A listing
   incac kernel.incaa --emit tuples                  print the tuple listing
   incac examples/asm/dot-product.incaa -D N=128 --stats
 
@@ -37,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", dest="output", metavar="OUT", help="output file; - for stdout "
                    "(default: <stem>.tuples.json for json, stdout for other stages)")
     p.add_argument("--emit", choices=EMITS, default=None,
-                   help="stage to output: asm (INCA-A), tuples (listing) or json (default)")
+                   help="stage to output: ast (INCA-Q syntax tree), asm (INCA-A), tuples (listing) "
+                        "or json (default)")
     p.add_argument("-S", dest="emit", action="store_const", const="asm", help="same as --emit asm")
     p.add_argument("--stats", action="store_true",
                    help="print the static instruction count and data footprint per memory")
@@ -95,6 +98,22 @@ def stats_text(prog) -> str:
             f"(capacity 1048576 by default), in the base profile host memory\n")
 
 
+def emit_ast(args) -> int:
+    """``--emit ast``: the parsed INCA-Q syntax tree."""
+    from .frontend import read_source
+    from .incaq.ast import dump
+    from .incaq.parser import parse
+
+    if not args.file.endswith(".incaq"):
+        raise DiagnosticError([Diagnostic("--emit ast needs an INCA-Q (.incaq) file", file=args.file)])
+    text = dump(parse(read_source(args.file))) + "\n"
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        Path(args.output).write_text(text, encoding="utf-8")
+    return EXIT_OK
+
+
 def compile_command(args) -> int:
     """Load, compile and write the requested stage."""
     from ..lang.tuples import encode, listing, to_json
@@ -102,8 +121,10 @@ def compile_command(args) -> int:
     from .printer import print_program
 
     options = compile_options(args)
-    prog = load_program(args.file, options)
     emit = args.emit or "json"
+    if emit == "ast":
+        return emit_ast(args)
+    prog = load_program(args.file, options)
     if emit == "asm":
         text = print_program(prog, locations=not args.file.endswith(".incaa"))
     elif emit == "tuples":

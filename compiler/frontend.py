@@ -13,7 +13,7 @@ from ..lang.diagnostics import Diagnostic, DiagnosticError, Source
 from ..lang.program import Program
 from ..lang.tuples import TupleProgram, encode, from_json
 
-KINDS = (".incaa", ".json")
+KINDS = (".incaq", ".incaa", ".json")
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,10 @@ def load_program(path: str, options: Options = Options()) -> Program:
         from .assembler import assemble
 
         return assemble(src, options.defines)
+    if kind == ".incaq":
+        from .incaq.pipeline import compile_source
+
+        return compile_source(src, options.defines, options.include, options.clobber)
     return from_json(src.text, path).program()
 
 
@@ -96,7 +100,8 @@ def add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--payload", metavar="BYTES", type=positive_int,
                    help="shorthand for -D PAYLOAD=BYTES")
     p.add_argument("-O", dest="opt", metavar="LEVEL", type=int, choices=(0, 1, 2), default=0,
-                   help="optimisation level 0, 1 or 2 (default 0)")
+                   help="optimisation level 0, 1 or 2 (default 0; the optimiser is not built yet, "
+                        "so -O1 and -O2 currently produce the -O0 code)")
     p.add_argument("-I", dest="include", metavar="DIR", action="append", default=[],
                    help="add a folder to the module search path")
     p.add_argument("--clobber", action="store_true", help="allow overwriting inputs")

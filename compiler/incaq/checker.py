@@ -1,0 +1,711 @@
+"""INCA-Q AST to checked AST: names resolved, types checked, params substituted, calls inlined.
+
+The checked AST is still made of :mod:`.ast` nodes, with every name the final INCA-A name (function
+locals renamed apart), every param replaced by its value, every user function call inlined (a call
+used as a value becomes a :class:`Seq`: statements to run, then the result), and three nodes of its
+own: :class:`Seq`, :class:`Jump` and :class:`Mark` (an early ``return`` jumps to the end of its
+inlined body). Its symbol table gives every location's role, type and shape.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ...lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean
+from .ast import (Assign, Binary, BoolOp, Call, CallStmt, Compare, Expr, For, Func, If, IfExpr,
+                  Index, Module, Name, Not, Num, Param, Return, Stmt, TypeRef, Unary, Use, VarDecl,
+                  While)
+from .params import ParamError, evaluate
+
+BUILTINS = {"min": 2, "max": 2, "abs": 1, "i64": 1, "f64": 1}
+ARITH = {"+", "-", "*", "/", "%"}
+BITWISE = {"&", "|", "^", "<<", ">>"}
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A location of the compiled program (or a param, while checking)."""
+
+    name: str  # the name in INCA-A
+    kind: str  # scalar | array | param
+    dtype: str = "i64"
+    shape: tuple[int | None, ...] = ()
+    role: str = "var"  # input | output | inout | var
+    value: int | float = 0  # a param's value, or a declared initial value
+    loc: Loc | None = field(default=None, compare=False)
+    implicit: bool = False  # declared by its first assignment, a function parameter or a result
+
+
+@dataclass(frozen=True)
+class Seq:
+    """Run ``pre`` (an inlined call), then the value is ``value``."""
+
+    pre: tuple
+    value: Expr
+    loc: Loc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Jump:
+    """Continue at :class:`Mark` ``label`` (an early return of an inlined function)."""
+
+    label: str
+    loc: Loc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A jump target."""
+
+    label: str
+    loc: Loc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A whole kernel after checking: its locations and its flat body."""
+
+    symbols: tuple[Sym, ...]
+    body: tuple
+    params: tuple[tuple[str, int], ...] = ()
+
+
+def type_of(e, syms: dict[str, Sym]) -> str:
+    """The element type of a checked expression."""
+    match e:
+        case Num(is_float=f):
+            return "f64" if f else "i64"
+        case Name(id=n) | Index(base=n):
+            return syms[n].dtype
+        case Seq(value=v):
+            return type_of(v, syms)
+        case Unary(operand=x):
+            return type_of(x, syms)
+        case Compare() | BoolOp() | Not():
+            return "i64"
+        case Binary(left=a, right=b):
+            return "f64" if "f64" in (type_of(a, syms), type_of(b, syms)) else "i64"
+        case Call(func="i64"):
+            return "i64"
+        case Call(func="f64"):
+            return "f64"
+        case Call(args=args):
+            return "f64" if any(type_of(a, syms) == "f64" for a in args) else "i64"
+    raise TypeError(f"not a checked expression: {e!r}")
+
+
+class _Scope:
+    """Names visible in the kernel body or in one inlined function body."""
+
+    def __init__(self, parent: "_Scope | None", prefix: str = "", func: str | None = None):
+        self.parent, self.prefix, self.func = parent, prefix, func
+        self.names: dict[str, Sym] = {}
+
+    def lookup(self, name: str) -> Sym | None:
+        if name in self.names:
+            return self.names[name]
+        return self.parent.lookup(name) if self.parent else None
+
+    def visible(self) -> list[str]:
+        return list(self.names) + (self.parent.visible() if self.parent else [])
+
+
+@dataclass
+class _Ctx:
+    """Where a ``return`` goes inside the function being inlined."""
+
+    func: Func
+    ret: Sym | None
+    end: str
+    jumped: bool = False
+
+
+class Checker:
+    """Checks one kernel with its modules; collects every diagnostic."""
+
+    def __init__(self, sources: dict[str, Source], defines: dict[str, int], include: tuple[str, ...],
+                 clobber: bool = False):
+        self.sources = sources
+        self.defines = dict(defines)
+        self.include = include
+        self.clobber = clobber
+        self.diags: list[Diagnostic] = []
+        self._seen: set[tuple] = set()
+        self.funcs: dict[str, Func] = {}
+        self.symbols: dict[str, Sym] = {}  # every final name
+        self.params: dict[str, int] = {}
+        self.calls: dict[str, int] = {}
+        self.recursive: set[str] = set()
+        self.modules: set[str] = set()
+
+    # ---- diagnostics ---------------------------------------------------------------------
+
+    def error(self, node, message: str, hint: str | None = None) -> None:
+        """Record an error at a node (each distinct error once, even if a function is inlined twice)."""
+        loc = getattr(node, "loc", None)
+        key = (loc.file, loc.line, loc.col, message) if loc else (None, message)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        src = self.sources.get(loc.file) if loc else None
+        self.diags.append(src.diag(loc, message, hint) if src else Diagnostic(message, loc, hint))
+
+    # ---- modules -------------------------------------------------------------------------
+
+    def load_uses(self, module: Module, path: str) -> None:
+        """Load every module a file uses (each once), collecting their functions."""
+        for item in module.items:
+            if isinstance(item, Use):
+                self._use(item, Path(path).parent)
+            elif isinstance(item, Func):
+                self._add_func(item)
+
+    def _use(self, use: Use, here: Path) -> None:
+        from importlib import resources
+
+        stdlib = Path(str(resources.files("inca.stdlib")))
+        for folder in (here, *map(Path, self.include), stdlib):
+            path = folder / f"{use.name}.incaq"
+            if path.is_file():
+                break
+        else:
+            self.error(use, f"module '{use.name}' not found",
+                       f"looked for {use.name}.incaq in {here or '.'}, the -I folders and the stdlib")
+            return
+        key = str(path.resolve())
+        if key in self.modules:
+            return
+        self.modules.add(key)
+        from .parser import parse
+
+        src = Source(str(path), path.read_text(encoding="utf-8"))
+        self.sources[src.name] = src
+        try:
+            mod = parse(src)
+        except DiagnosticError as e:
+            self.diags.extend(e.diagnostics)
+            return
+        for item in mod.items:
+            if not isinstance(item, (Use, Func)):
+                self.error(item, f"module '{use.name}' may only define functions and use modules")
+        self.load_uses(mod, str(path))
+
+    def _add_func(self, f: Func) -> None:
+        if f.name in BUILTINS:
+            self.error(f, f"'{f.name}' is a builtin function and cannot be redefined")
+        elif f.name in self.funcs:
+            prev = self.funcs[f.name].loc
+            self.error(f, f"function '{f.name}' is defined twice",
+                       f"first defined at {prev.file}:{prev.line}")
+        else:
+            self.funcs[f.name] = f
+
+    # ---- recursion -----------------------------------------------------------------------
+
+    def find_recursion(self) -> None:
+        """Report every call cycle (the NIC has no call stack; functions are inlined)."""
+        graph = {name: sorted(_calls_in(f.body) & set(self.funcs)) for name, f in self.funcs.items()}
+        state: dict[str, int] = {}
+        reported: set[frozenset] = set()
+
+        def visit(n: str, path: list[str]) -> None:
+            state[n] = 1
+            path.append(n)
+            for m in graph[n]:
+                if state.get(m) == 1:
+                    cycle = path[path.index(m):] + [m]
+                    self.recursive.update(cycle)
+                    if frozenset(cycle) not in reported:
+                        reported.add(frozenset(cycle))
+                        self.error(self.funcs[m], "recursion is not supported: "
+                                   + " -> ".join(cycle), "functions are inlined (the NIC has no "
+                                   "call stack); rewrite the recursion as a loop")
+                elif state.get(m) is None:
+                    visit(m, path)
+            path.pop()
+            state[n] = 2
+
+        for name in graph:
+            if name not in state:
+                visit(name, [])
+
+    # ---- declarations --------------------------------------------------------------------
+
+    def fresh(self, base: str) -> str:
+        """A final name not yet used."""
+        name = base
+        while name in self.symbols:
+            name += "_"
+        return name
+
+    def declare(self, scope: _Scope, sym: Sym, source_name: str) -> Sym:
+        """Add a symbol to a scope (and to the program, under a unique final name)."""
+        if sym.kind != "param":
+            sym = replace(sym, name=self.fresh(scope.prefix + source_name if scope.prefix else sym.name))
+            self.symbols[sym.name] = sym
+        scope.names[source_name] = sym
+        return sym
+
+    def dims(self, t: TypeRef, scope: _Scope, open_ok: bool) -> tuple[int | None, ...] | None:
+        """Evaluate a type's dimensions (None for an open extent, allowed in function params)."""
+        out: list[int | None] = []
+        for d in t.dims:
+            if d is None:
+                if not open_ok:
+                    self.error(t, "only function parameters may leave an array extent open")
+                    return None
+                out.append(None)
+                continue
+            try:
+                v = evaluate(d, self.params)
+            except ParamError as e:
+                self.error(e.node, e.message, e.hint)
+                return None
+            if v <= 0:
+                self.error(d, f"array dimension must be positive, not {v}")
+                return None
+            out.append(v)
+        return tuple(out)
+
+    def param(self, p: Param, scope: _Scope) -> None:
+        """Evaluate a param (or take its -D value)."""
+        if scope.lookup(p.name) is not None:
+            self.error(p, f"'{p.name}' is already defined")
+            return
+        if p.name in self.defines:
+            value = self.defines.pop(p.name)
+        else:
+            try:
+                value = evaluate(p.value, self.params)
+            except ParamError as e:
+                self.error(e.node, e.message, e.hint)
+                value = 1  # keep checking with a harmless stand-in
+        self.params[p.name] = value
+        self.declare(scope, Sym(p.name, "param", "i64", value=value, loc=p.loc), p.name)
+
+    def var_decl(self, d: VarDecl, scope: _Scope, top: bool = False) -> list:
+        """Declare a location; inside a block its initial value becomes an assignment.
+
+        Top-level declarations are initialised when the program is loaded (no instruction).
+        """
+        if d.type.base not in ("i64", "f64"):
+            self.error(d.type, f"unknown type '{d.type.base}'", did_you_mean(d.type.base, ("i64", "f64")))
+            return []
+        if d.name in scope.names:
+            prev = scope.names[d.name].loc
+            self.error(d, f"'{d.name}' is already defined",
+                       f"first defined at line {prev.line}" if prev else None)
+            return []
+        shape = self.dims(d.type, scope, open_ok=False)
+        if shape is None:
+            return []
+        init = d.init.value if d.init is not None else 0
+        if d.init is not None and d.type.base == "i64" and d.init.is_float:
+            self.error(d.init, "an i64 cannot be initialised with a float")
+        sym = Sym(d.name, "array" if shape else "scalar", d.type.base, shape, d.role,
+                  (float(init) if d.type.base == "f64" else init) if top else 0, d.loc)
+        sym = self.declare(scope, sym, d.name)
+        if d.init is not None and not top:
+            return [Assign(Name(sym.name, d.loc), d.init, d.loc)]
+        return []
+
+    # ---- statements ----------------------------------------------------------------------
+
+    def block(self, stmts, scope: _Scope, ctx: _Ctx | None) -> list:
+        """Check a statement list."""
+        out: list = []
+        for s in stmts:
+            out.extend(self.stmt(s, scope, ctx))
+        return out
+
+    def stmt(self, s: Stmt, scope: _Scope, ctx: _Ctx | None) -> list:
+        """Check one statement; returns its checked form (several statements after inlining)."""
+        match s:
+            case Assign(target=t, value=v):
+                pre, value, vt = self.expr(v, scope)
+                if value is None:
+                    return []
+                target = self.target(t, scope, vt)
+                if target is None:
+                    return pre
+                tt = self.symbols[target.id if isinstance(target, Name) else target.base].dtype
+                if tt == "i64" and vt == "f64":
+                    self.error(s, f"assigning an f64 value to the i64 location '{_text(t)}' would "
+                               "truncate it", "convert explicitly with i64(...)")
+                return pre + [Assign(target, value, s.loc)]
+            case CallStmt(call=c):
+                if c.func in BUILTINS:
+                    self.error(c, f"the result of {c.func}() is not used")
+                    return []
+                pre, _, _ = self.call(c, scope, want_value=False)
+                return pre
+            case While(cond=c, body=b):
+                cond = self.cond(c, scope)
+                body = self.block(b, scope, ctx)
+                return [While(cond, tuple(body), s.loc)] if cond is not None else []
+            case If(cond=c, then=t, orelse=o):
+                cond = self.cond(c, scope)
+                then = self.block(t, scope, ctx)
+                orelse = self.block(o, scope, ctx)
+                return [If(cond, tuple(then), tuple(orelse), s.loc)] if cond is not None else []
+            case For(var=v, lo=lo, hi=hi, body=b):
+                pre_lo, lo_c, lo_t = self.expr(lo, scope)
+                pre_hi, hi_c, hi_t = self.expr(hi, scope)
+                if "f64" in (lo_t, hi_t):
+                    self.error(lo if lo_t == "f64" else hi, "for-loop bounds must be i64")
+                if pre_hi:
+                    self.error(hi, "the bound of a for loop cannot call a function",
+                               "compute it into a scalar before the loop")
+                var = self.target(Name(v, s.loc), scope, "i64")
+                body = self.block(b, scope, ctx)
+                if var is None or lo_c is None or hi_c is None:
+                    return []
+                if self.symbols[var.id].dtype != "i64":
+                    self.error(s, f"loop variable '{v}' must be i64")
+                return pre_lo + [For(var.id, lo_c, hi_c, tuple(body), s.loc)]
+            case Return(value=v):
+                return self.ret(s, v, scope, ctx)
+            case VarDecl():
+                return self.var_decl(s, scope)
+        self.error(s, "this declaration is only allowed at the top level of a file")
+        return []
+
+    def ret(self, s: Return, v, scope: _Scope, ctx: _Ctx | None) -> list:
+        """``return``: assign the result variable, then jump to the end of the inlined body."""
+        if ctx is None:
+            self.error(s, "'return' outside a function")
+            return []
+        out: list = []
+        if v is not None:
+            if ctx.ret is None:
+                self.error(s, f"function '{ctx.func.name}' has no return type, so it cannot return a value",
+                           f"declare it as func {ctx.func.name}(...) -> f64")
+            else:
+                pre, value, vt = self.expr(v, scope)
+                if value is not None:
+                    if ctx.ret.dtype == "i64" and vt == "f64":
+                        self.error(v, f"function '{ctx.func.name}' returns i64 but this value is f64",
+                                   "convert explicitly with i64(...)")
+                    out = pre + [Assign(Name(ctx.ret.name, s.loc), value, s.loc)]
+        elif ctx.ret is not None:
+            self.error(s, f"function '{ctx.func.name}' must return a {ctx.ret.dtype} value")
+        if not (ctx.func.body and ctx.func.body[-1] is s):  # a final return just falls through
+            ctx.jumped = True
+            out.append(Jump(ctx.end, s.loc))
+        return out
+
+    def target(self, t, scope: _Scope, vt: str) -> Name | Index | None:
+        """Resolve an assignment target; a new scalar name is declared with the value's type."""
+        name = t.id if isinstance(t, Name) else t.base
+        sym = scope.lookup(name)
+        if sym is None:
+            if isinstance(t, Index):
+                self.error(t, f"'{name}' is not declared", did_you_mean(name, scope.visible())
+                           or "declare arrays with input, output, inout or var")
+                return None
+            sym = self.declare(scope, Sym(name, "scalar", vt, loc=t.loc, implicit=True), name)
+            return Name(sym.name, t.loc)
+        if sym.kind == "param":
+            self.error(t, f"'{name}' is a param, a compile-time constant, and cannot be assigned")
+            return None
+        if sym.role == "input" and not self.clobber:
+            self.error(t, f"'{name}' is an input, which the kernel may only read",
+                       "declare it inout, or compile with --clobber to compute over inputs")
+            return None
+        if isinstance(t, Name):
+            if sym.kind == "array":
+                self.error(t, f"'{name}' is an array; assign its elements, e.g. {name}[i] = ...")
+                return None
+            return Name(sym.name, t.loc)
+        idx = self.indices(t, sym, scope)
+        return Index(sym.name, idx, t.loc) if idx is not None else None
+
+    def indices(self, e: Index, sym: Sym, scope: _Scope) -> tuple | None:
+        """Check an element's indices (count, i64, no calls)."""
+        if sym.kind != "array":
+            self.error(e, f"'{e.base}' is a {'param' if sym.kind == 'param' else 'scalar'} and "
+                       "cannot be indexed")
+            return None
+        if len(e.indices) != len(sym.shape):
+            self.error(e, f"'{e.base}' has {len(sym.shape)} dimension{'s' * (len(sym.shape) != 1)} "
+                       f"but {len(e.indices)} {'index was' if len(e.indices) == 1 else 'indices were'} given")
+            return None
+        out = []
+        for i in e.indices:
+            pre, c, t = self.expr(i, scope)
+            if c is None:
+                return None
+            if pre:
+                self.error(i, "an index cannot call a function", "compute it into a scalar first")
+                return None
+            if t != "i64":
+                self.error(i, "an index must be i64", "convert with i64(...)")
+                return None
+            out.append(c)
+        return tuple(out)
+
+    # ---- expressions ---------------------------------------------------------------------
+
+    def expr(self, e: Expr, scope: _Scope) -> tuple[list, Expr | None, str]:
+        """Check a value expression: (statements to run first, checked expression, type)."""
+        match e:
+            case Num(is_float=f):
+                return [], e, "f64" if f else "i64"
+            case Name(id=n):
+                sym = scope.lookup(n)
+                if sym is None:
+                    where = f" in function '{scope.func}'" if scope.func else ""
+                    hint = did_you_mean(n, scope.visible())
+                    if scope.func and hint is None:
+                        hint = "functions see only their parameters and locals; pass it as an argument"
+                    self.error(e, f"'{n}' is not defined{where}", hint)
+                    return [], None, "i64"
+                if sym.kind == "param":
+                    return [], Num(sym.value, False, e.loc), "i64"
+                if sym.kind == "array":
+                    self.error(e, f"'{n}' is an array; use an element such as {n}[i]")
+                    return [], None, sym.dtype
+                return [], Name(sym.name, e.loc), sym.dtype
+            case Index(base=b):
+                sym = scope.lookup(b)
+                if sym is None:
+                    self.error(e, f"'{b}' is not defined", did_you_mean(b, scope.visible()))
+                    return [], None, "i64"
+                idx = self.indices(e, sym, scope)
+                return ([], Index(sym.name, idx, e.loc), sym.dtype) if idx is not None else ([], None, "i64")
+            case Unary(op=op, operand=x):
+                pre, c, t = self.expr(x, scope)
+                if op == "+":
+                    return pre, c, t
+                return pre, (Unary(op, c, e.loc) if c is not None else None), t
+            case Binary(op=op, left=a, right=b):
+                pa, ca, ta = self.expr(a, scope)
+                pb, cb, tb = self.expr(b, scope)
+                if op in BITWISE and "f64" in (ta, tb):
+                    self.error(a if ta == "f64" else b, f"'{op}' is defined on i64 only",
+                               "convert with i64(...)")
+                    return pa + pb, None, "i64"
+                if ca is None or cb is None:
+                    return pa + pb, None, "i64"
+                return pa + pb, Binary(op, ca, cb, e.loc), "f64" if "f64" in (ta, tb) else "i64"
+            case Compare(op=op, left=a, right=b):
+                pa, ca, _ = self.expr(a, scope)
+                pb, cb, _ = self.expr(b, scope)
+                if ca is None or cb is None:
+                    return pa + pb, None, "i64"
+                return pa + pb, Compare(op, ca, cb, e.loc), "i64"
+            case BoolOp() | Not():
+                self.error(e, "'and', 'or' and 'not' combine conditions; they are not values here",
+                           "use them in while and if conditions")
+                return [], None, "i64"
+            case IfExpr():
+                self.error(e, "'if ... then ... else' is a param expression, not a run-time value",
+                           "use an if statement")
+                return [], None, "i64"
+            case Call():
+                return self.call(e, scope, want_value=True)
+        self.error(e, "unexpected expression")
+        return [], None, "i64"
+
+    def cond(self, e: Expr, scope: _Scope):
+        """Check a condition: comparisons combined with and/or/not. Calls inside stay as Seq."""
+        match e:
+            case BoolOp(op=op, left=a, right=b):
+                ca, cb = self.cond(a, scope), self.cond(b, scope)
+                return BoolOp(op, ca, cb, e.loc) if ca is not None and cb is not None else None
+            case Not(operand=x):
+                cx = self.cond(x, scope)
+                return Not(cx, e.loc) if cx is not None else None
+            case Compare(op=op, left=a, right=b):
+                pa, ca, _ = self.expr(a, scope)
+                pb, cb, _ = self.expr(b, scope)
+                if ca is None or cb is None:
+                    return None
+                if pa:
+                    ca = Seq(tuple(pa), ca, a.loc)
+                if pb:
+                    cb = Seq(tuple(pb), cb, b.loc)
+                return Compare(op, ca, cb, e.loc)
+        self.expr(e, scope)
+        self.error(e, "a condition must be a comparison", "e.g. while x > 0 do { ... }")
+        return None
+
+    def call(self, c: Call, scope: _Scope, want_value: bool) -> tuple[list, Expr | None, str]:
+        """A builtin call stays; a user function call is inlined."""
+        if c.func in BUILTINS:
+            want = BUILTINS[c.func]
+            if len(c.args) != want:
+                self.error(c, f"{c.func} takes {want} argument{'s' * (want > 1)}, not {len(c.args)}")
+                return [], None, "i64"
+            pre, args, types = [], [], []
+            for a in c.args:
+                p, ca, ta = self.expr(a, scope)
+                pre += p
+                args.append(ca)
+                types.append(ta)
+            if any(a is None for a in args):
+                return pre, None, "i64"
+            t = c.func if c.func in ("i64", "f64") else ("f64" if "f64" in types else "i64")
+            return pre, Call(c.func, tuple(args), c.loc), t
+        f = self.funcs.get(c.func)
+        if f is None:
+            hint = did_you_mean(c.func, list(self.funcs) + list(BUILTINS))
+            if c.func in ("isqrt",):
+                hint = "isqrt is available in param expressions only"
+            self.error(c, f"unknown function '{c.func}'", hint)
+            return [], None, "i64"
+        if c.func in self.recursive:
+            return [], None, "i64"
+        if want_value and f.ret is None:
+            self.error(c, f"function '{f.name}' returns no value")
+            return [], None, "i64"
+        if len(c.args) != len(f.params):
+            self.error(c, f"function '{f.name}' takes {len(f.params)} argument"
+                       f"{'s' * (len(f.params) != 1)}, not {len(c.args)}")
+            return [], None, "i64"
+        return self.inline(f, c, scope)
+
+    def inline(self, f: Func, c: Call, scope: _Scope) -> tuple[list, Expr | None, str]:
+        """Bind arguments (scalars by value, arrays by reference) and check the renamed body."""
+        n = self.calls[f.name] = self.calls.get(f.name, 0) + 1
+        inner = _Scope(_Scope(None), f"{f.name}{n}_", f.name)
+        for name, value in self.params.items():
+            inner.parent.names[name] = Sym(name, "param", "i64", value=value)
+        pre: list = []
+        ok = True
+        for p, a in zip(f.params, c.args):
+            if p.type.dims:
+                ok &= self.bind_array(p, a, scope, inner, f)
+                continue
+            pa, ca, ta = self.expr(a, scope)
+            if ca is None:
+                ok = False
+                continue
+            if p.type.base == "i64" and ta == "f64":
+                self.error(a, f"argument '{p.name}' of '{f.name}' is i64 but this value is f64",
+                           "convert explicitly with i64(...)")
+                ok = False
+            sym = self.declare(inner, Sym(p.name, "scalar", p.type.base, loc=p.loc, implicit=True),
+                               p.name)
+            pre += pa + [Assign(Name(sym.name, a.loc), ca, a.loc)]
+        ret = None
+        if f.ret is not None:
+            ret = self.declare(inner, Sym("ret", "scalar", f.ret.base, loc=f.loc, implicit=True),
+                               "return value")
+        ctx = _Ctx(f, ret, self.fresh(f"{f.name}{n}_end"))
+        body = self.block(f.body, inner, ctx)
+        if ret is not None and not _always_returns(f.body):
+            self.error(f, f"function '{f.name}' can reach its end without returning a value")
+        if ctx.jumped:
+            body.append(Mark(ctx.end, f.loc))
+        if not ok:
+            return pre + body, None, "i64"
+        result = Name(ret.name, c.loc) if ret is not None else None
+        if result is None:
+            return pre + body, None, "i64"
+        return [], Seq(tuple(pre + body), result, c.loc), ret.dtype
+
+    def bind_array(self, p, a, scope: _Scope, inner: _Scope, f: Func) -> bool:
+        """Pass an array by reference; its element type, rank and fixed extents must agree."""
+        sym = scope.lookup(a.id) if isinstance(a, Name) else None
+        if sym is None or sym.kind != "array":
+            self.error(a, f"argument '{p.name}' of '{f.name}' must be an array name")
+            return False
+        dims = self.dims(p.type, inner, open_ok=True)
+        if dims is None:
+            return False
+        if sym.dtype != p.type.base or len(sym.shape) != len(dims) or any(
+                d is not None and d != s for d, s in zip(dims, sym.shape)):
+            want = p.type.base + "".join(f"[{'' if d is None else d}]" for d in dims)
+            have = sym.dtype + "".join(f"[{s}]" for s in sym.shape)
+            self.error(a, f"argument '{p.name}' of '{f.name}' must be {want}, but '{a.id}' is {have}")
+            return False
+        inner.names[p.name] = sym
+        return True
+
+    def check_function(self, f: Func) -> None:
+        """Check a function body on its own (so errors show even if it is never called)."""
+        scope = _Scope(_Scope(None), f"__{f.name}_", f.name)
+        for name, value in self.params.items():
+            scope.parent.names[name] = Sym(name, "param", "i64", value=value)
+        saved = dict(self.symbols)
+        for p in f.params:
+            dims = self.dims(p.type, scope, open_ok=True) if p.type.dims else ()
+            shape = dims or ()
+            scope.names[p.name] = Sym(f"__{p.name}", "array" if p.type.dims else "scalar",
+                                      p.type.base, shape, "var", loc=p.loc)
+            self.symbols[f"__{p.name}"] = scope.names[p.name]
+        ret = Sym("__ret", "scalar", f.ret.base) if f.ret is not None else None
+        if ret is not None:
+            self.symbols["__ret"] = ret
+        self.block(f.body, scope, _Ctx(f, ret, "__end"))
+        if ret is not None and not _always_returns(f.body):
+            self.error(f, f"function '{f.name}' can reach its end without returning a value")
+        self.symbols = saved
+
+    # ---- the whole kernel ----------------------------------------------------------------
+
+    def run(self, module: Module, path: str) -> Checked:
+        """Check a kernel file; raises DiagnosticError listing every error."""
+        self.load_uses(module, path)
+        self.find_recursion()
+        top = _Scope(None)
+        body: list = []
+        for item in module.items:
+            match item:
+                case Param():
+                    self.param(item, top)
+                case VarDecl():
+                    self.var_decl(item, top, top=True)
+                case Func() | Use():
+                    pass
+                case _:
+                    body.extend(self.stmt(item, top, None))
+        for name in self.defines:
+            self.diags.append(Diagnostic(f"-D {name}: this program has no param '{name}'",
+                                         hint=did_you_mean(name, self.params), file=path))
+        for f in self.funcs.values():
+            if f.name not in self.recursive:
+                self.check_function(f)
+        if self.diags:
+            self.diags.sort(key=lambda d: (d.loc.file != path, d.loc.file, d.loc.line, d.loc.col)
+                            if d.loc else (False, "", 0, 0))
+            raise DiagnosticError(self.diags)
+        syms = tuple(s for s in self.symbols.values() if s.kind != "param")
+        return Checked(syms, tuple(body), tuple(self.params.items()))
+
+
+def _text(t) -> str:
+    return t.id if isinstance(t, Name) else t.base + "[...]"
+
+
+def _calls_in(node) -> set[str]:
+    """Names of every function called anywhere inside a node."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Call):
+            out.add(n.func)
+        if isinstance(n, (list, tuple)):
+            stack.extend(n)
+        elif hasattr(n, "__dataclass_fields__"):
+            stack.extend(getattr(n, f) for f in n.__dataclass_fields__ if f != "loc")
+    return out
+
+
+def _always_returns(stmts) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, Return):
+        return True
+    if isinstance(last, If):
+        return _always_returns(last.then) and _always_returns(last.orelse)
+    return False
+
+
+def check(module: Module, source: Source, defines: dict[str, int] | None = None,
+          include: tuple[str, ...] = (), clobber: bool = False) -> Checked:
+    """Check a parsed kernel (and the modules it uses)."""
+    return Checker({source.name: source}, defines or {}, include, clobber).run(module, source.name)

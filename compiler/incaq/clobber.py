@@ -1,0 +1,176 @@
+"""What ``--clobber`` may overwrite, proven safe on the checked AST.
+
+``--clobber`` lets the compiler destroy inputs (the host's data), never change an output. Two
+uses, both needing the same fact: *each element of input X is read at most once in a run*.
+
+- In-place evaluation: ``a OP b`` with ``a = X[idx]`` is computed into ``X[idx]`` itself instead
+  of a temporary (the paper's clobber dot product: ``MUL A[i], A[i], B[i]; ADD c, c, A[i]``).
+- Output in input storage: output O is stored in X's buffer when O is only ever written, at one
+  place, as ``O[idx] = <expr reading X[idx]>`` with the same index (the paper's clobber Hadamard
+  product then computes ``MUL A[i][j], A[i][j], B[i][j]``).
+
+"Read at most once" is shown conservatively: X is never written, X is read at exactly one place
+in the program, and that place runs once per iteration of counted loops whose variables index
+distinct dimensions of X with coefficient 1 or -1 (so no element is read twice).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary, While
+from .checker import Checked, Jump, Mark, Seq
+
+
+@dataclass
+class _Site:
+    """One place an array is read or written, with the counted loops around it."""
+
+    node: Index
+    loops: tuple[str | None, ...]  # loop variables, None for a loop that is not counted
+    stmt: object = None
+
+
+@dataclass
+class _Scan:
+    reads: dict[str, list[_Site]] = field(default_factory=dict)
+    writes: dict[str, list[_Site]] = field(default_factory=dict)
+
+
+def _assigned(body) -> set[str]:
+    """Scalar names assigned anywhere in a statement list (loop variables included)."""
+    out: set[str] = set()
+    for s in body:
+        match s:
+            case Assign(target=Name(id=n)):
+                out.add(n)
+            case For(var=v, body=b):
+                out |= {v} | _assigned(b)
+            case While(body=b):
+                out |= _assigned(b)
+            case If(then=t, orelse=o):
+                out |= _assigned(t) | _assigned(o)
+    return out
+
+
+def _counted_var(loop) -> str | None:
+    """The variable of a counted loop: a for, or ``while v < e { ...; v = v + 1 }``, whose body
+    does not otherwise assign it (so it takes each value once)."""
+    if isinstance(loop, For):
+        v, body = loop.var, loop.body
+    else:
+        c, body = loop.cond, loop.body
+        if not (isinstance(c, Compare) and c.op == "<" and isinstance(c.left, Name) and body):
+            return None
+        v = c.left.id
+        if body[-1] != Assign(Name(v), Binary("+", Name(v), Num(1, False))):
+            return None
+        body = body[:-1]
+    return None if v in _assigned(body) else v
+
+
+def _scan(body, scan: _Scan, loops: tuple, stmt=None) -> None:
+    for s in body:
+        match s:
+            case Assign(target=t, value=v):
+                if isinstance(t, Index):
+                    scan.writes.setdefault(t.base, []).append(_Site(t, loops, s))
+                    for i in t.indices:
+                        _expr(i, scan, loops, s)
+                _expr(v, scan, loops, s)
+            case While(cond=c, body=b):
+                inner = loops + (_counted_var(s),)
+                _expr(c, scan, inner, s)
+                _scan(b, scan, inner)
+            case For(lo=lo, hi=hi, body=b):
+                _expr(lo, scan, loops, s)
+                inner = loops + (_counted_var(s),)
+                _expr(hi, scan, inner, s)
+                _scan(b, scan, inner)
+            case If(cond=c, then=t, orelse=o):
+                _expr(c, scan, loops, s)
+                _scan(t, scan, loops)
+                _scan(o, scan, loops)
+            case Jump() | Mark():
+                pass
+
+
+def _expr(e, scan: _Scan, loops: tuple, stmt) -> None:
+    match e:
+        case Index(base=b, indices=ix):
+            scan.reads.setdefault(b, []).append(_Site(e, loops, stmt))
+            for i in ix:
+                _expr(i, scan, loops, stmt)
+        case Seq(pre=pre, value=v):
+            _scan(pre, scan, loops)
+            _expr(v, scan, loops, stmt)
+        case Binary(left=a, right=b) | Compare(left=a, right=b) | BoolOp(left=a, right=b):
+            _expr(a, scan, loops, stmt)
+            _expr(b, scan, loops, stmt)
+        case Unary(operand=x) | Not(operand=x):
+            _expr(x, scan, loops, stmt)
+        case Call(args=args):
+            for a in args:
+                _expr(a, scan, loops, stmt)
+
+
+def _loop_var_of(e) -> tuple[str | None, bool]:
+    """(variable, ok) of an index that is ``v``, ``v + k``, ``v - k``, ``k - v`` or a constant."""
+    match e:
+        case Num(is_float=False):
+            return None, True
+        case Name(id=v):
+            return v, True
+        case Binary(op="+" | "-", left=Name(id=v), right=Num(is_float=False)):
+            return v, True
+        case Binary(op="+", left=Num(is_float=False), right=Name(id=v)):
+            return v, True
+        case Binary(op="-", left=Num(is_float=False), right=Name(id=v)):
+            return v, True
+    return None, False
+
+
+def _once(site: _Site) -> bool:
+    """True when ``site`` touches each element at most once in a run (see module docstring)."""
+    if any(v is None for v in site.loops):
+        return False
+    used = []
+    for i in site.node.indices:
+        v, ok = _loop_var_of(i)
+        if not ok or (v is not None and v not in site.loops):
+            return False
+        if v is not None:
+            used.append(v)
+    return sorted(used) == sorted(site.loops) and len(set(used)) == len(used)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Inputs that may be evaluated into in place, and outputs stored in an input's buffer."""
+
+    inplace: frozenset[str]
+    aliases: tuple[tuple[str, str], ...]  # (output, input whose storage it takes)
+
+
+def plan(checked: Checked) -> Plan:
+    """Decide what --clobber may overwrite in this kernel."""
+    scan = _Scan()
+    _scan(checked.body, scan, ())
+    syms = {s.name: s for s in checked.symbols}
+    once = {name for name, sites in scan.reads.items()
+            if syms[name].role == "input" and name not in scan.writes and len(sites) == 1
+            and _once(sites[0])}
+    aliases = []
+    for out, writes in scan.writes.items():
+        o = syms[out]
+        if o.role != "output" or out in scan.reads or len(writes) != 1 or not _once(writes[0]):
+            continue
+        w = writes[0]
+        for x in sorted(once):
+            xs = syms[x]
+            site = scan.reads[x][0]
+            if (xs.dtype, xs.shape) == (o.dtype, o.shape) and site.stmt is w.stmt and \
+                    site.node.indices == w.node.indices and x not in {a for _, a in aliases}:
+                aliases.append((out, x))
+                break
+    taken = {x for _, x in aliases}
+    return Plan(frozenset(once - taken), tuple(aliases))

@@ -1,0 +1,374 @@
+"""Checked AST to INCA-A at -O0, exactly by the rules of INCA-Q.md (the paper's code).
+
+- ``x = s`` (s a literal, scalar or element): ``PUTL x, s``
+- ``x = x OP e``: e to an operand s (itself if simple, else a temporary), then ``OP x, x, s``
+- ``x = e`` otherwise: evaluate e into ``r1``, then ``PUTL x, r1``
+- ``a OP b`` into t: a into t (``PUTL t, a`` if simple), b to an operand s, ``OP t, t, s``
+- ``while a REL b do {S}``: ``top: PUTL r0, a; REL r0, r0, b; BLEZ r0, exit; S; JMP top; exit:``
+- ``if``: ``PUTL r0, a; REL r0, r0, b; BLEZ r0, else; S1; JMP end; else: S2; end:``
+
+Temporaries are typed: ``r<n>`` belongs to the first type that uses it, and a temporary of the
+other type with the same number is ``r<n>_i64`` / ``r<n>_f64``, so i64 arithmetic never passes
+through an f64 location. A sub-expression of another type than its temporary is evaluated in its
+own type first and converted with PUTL. Comparisons are done in the promoted type of their operands.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...lang.diagnostics import Loc
+from ...lang.inference import infer_scalar_types
+from ...lang.program import Affine, Decl, Imm, Instr, Operand, Program, Ref
+from .ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary, While
+from .checker import Checked, Jump, Mark, Seq, Sym, type_of
+
+ALU = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "&": "AND", "|": "OR",
+       "^": "XOR", "<<": "SHL", ">>": "SHR", "min": "MIN", "max": "MAX"}
+REL = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
+NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+
+
+@dataclass(eq=False)
+class _Label:
+    """A position in the instruction stream, resolved to an instruction number at the end."""
+
+    name: str
+
+
+def _simple(e) -> bool:
+    return isinstance(e, (Num, Name, Index))
+
+
+def _binary_parts(e):
+    """(ALU mnemonic, left, right) of an expression the ALU computes in one instruction, or None."""
+    if isinstance(e, Binary) and e.op in ALU:
+        return ALU[e.op], e.left, e.right
+    if isinstance(e, Call) and e.func in ("min", "max"):
+        return ALU[e.func], e.args[0], e.args[1]
+    return None
+
+
+class Lowerer:
+    """Emits the instructions of one checked kernel."""
+
+    def __init__(self, checked: Checked, name: str, inplace: frozenset[str] = frozenset()):
+        self.name = name
+        self.inplace = inplace  # inputs --clobber lets us compute into (see clobber.py)
+        self.syms: dict[str, Sym] = {s.name: s for s in checked.symbols}
+        self.items: list = []
+        self.temps: dict[tuple[int, str], str] = {}
+        self.next = 1
+        self.marks: dict[str, _Label] = {}
+        self.loc: Loc | None = None
+
+    # ---- emission ------------------------------------------------------------------------
+
+    def emit(self, op: str, dest: Ref | None = None, src: Operand | None = None,
+             target: _Label | None = None) -> None:
+        """Append one instruction (targets are resolved later)."""
+        self.items.append((Instr(op, dest, src, None, self.loc), target))
+
+    def mark(self, label: _Label) -> None:
+        """Place a label before the next instruction."""
+        self.items.append(label)
+
+    def temp(self, n: int, dtype: str) -> Ref:
+        """Temporary number n of a type (see the module docstring for naming)."""
+        key = (n, dtype)
+        if key not in self.temps:
+            taken = set(self.syms) | set(self.temps.values())
+            name = f"r{n}"
+            if name in taken:
+                name = f"r{n}_{dtype}"
+            while name in taken:
+                name += "_"
+            self.temps[key] = name
+            self.syms[name] = Sym(name, "scalar", dtype, implicit=True)
+        return Ref(self.temps[key], (), self.loc)
+
+    def new_temp(self, dtype: str) -> Ref:
+        """The next free temporary of this statement."""
+        t = self.temp(self.next, dtype)
+        self.next += 1
+        return t
+
+    # ---- operands and expressions ----------------------------------------------------------
+
+    def affine(self, e) -> Affine | None:
+        """An index expression as fire-time addressing, if it is affine in i64 scalars."""
+        match e:
+            case Num(value=v, is_float=False):
+                return Affine(int(v))
+            case Name(id=n) if self.syms[n].dtype == "i64":
+                return Affine(0, ((n, 1),))
+            case Unary(op="-", operand=x):
+                a = self.affine(x)
+                return a.scale(-1) if a is not None else None
+            case Binary(op="+" | "-", left=x, right=y):
+                a, b = self.affine(x), self.affine(y)
+                if a is None or b is None:
+                    return None
+                return a + b if e.op == "+" else a - b
+            case Binary(op="*", left=x, right=y):
+                a, b = self.affine(x), self.affine(y)
+                if a is None or b is None or not (a.is_const or b.is_const):
+                    return None
+                return b.scale(a.const) if a.is_const else a.scale(b.const)
+        return None
+
+    def operand(self, e) -> Operand:
+        """A simple expression as an operand; non-affine indices are computed into temporaries."""
+        if isinstance(e, Num):
+            return Imm(float(e.value) if e.is_float else int(e.value), "f64" if e.is_float else "i64",
+                       self.loc)
+        if isinstance(e, Name):
+            return Ref(e.id, (), self.loc)
+        index = []
+        for i in e.indices:
+            a = self.affine(i)
+            if a is None:
+                t = self.new_temp("i64")
+                self.eval_into(i, t)
+                a = Affine(0, ((t.name, 1),))
+            index.append(a)
+        return Ref(e.base, tuple(index), self.loc)
+
+    def in_place(self, e) -> Ref | None:
+        """With --clobber: compute ``X[idx] OP b`` into X[idx] itself, if X may be clobbered."""
+        parts = _binary_parts(e)
+        if parts is None or not isinstance(parts[1], Index) or parts[1].base not in self.inplace:
+            return None
+        if type_of(e, self.syms) != self.syms[parts[1].base].dtype:
+            return None
+        dest = self.operand(parts[1])
+        self.emit(parts[0], dest, self.operand_of(parts[2]))
+        return dest
+
+    def operand_of(self, e) -> Operand:
+        """An operand for e: itself if simple, else a new temporary holding its value."""
+        if _simple(e):
+            return self.operand(e)
+        done = self.in_place(e)
+        if done is not None:
+            return done
+        t = self.new_temp(type_of(e, self.syms))
+        self.eval_into(e, t)
+        return t
+
+    def eval_into(self, e, t: Ref) -> None:
+        """Evaluate e into temporary t."""
+        tdt = self.syms[t.name].dtype
+        if _simple(e):
+            self.emit("PUTL", t, self.operand(e))
+            return
+        edt = type_of(e, self.syms)
+        if isinstance(e, Compare):
+            edt = self.promoted(e.left, e.right)
+        if edt != tdt:  # evaluate in its own type, then convert
+            own = self.new_temp(edt)
+            self.eval_into(e, own)
+            self.emit("PUTL", t, own)
+            return
+        parts = _binary_parts(e)
+        if parts is not None:
+            op, a, b = parts
+            self.eval_into(a, t)
+            self.emit(op, t, self.operand_of(b))
+        elif isinstance(e, Compare):
+            self.eval_into(e.left, t)
+            self.emit(REL[e.op], t, self.operand_of(e.right))
+        elif isinstance(e, Unary):
+            self.eval_into(e.operand, t)
+            self.emit("MUL", t, Imm(-1.0 if tdt == "f64" else -1, tdt, self.loc))
+        elif isinstance(e, Call) and e.func == "abs":
+            self.eval_into(e.args[0], t)
+            neg = self.new_temp(tdt)
+            self.emit("PUTL", neg, t)
+            self.emit("MUL", neg, Imm(-1.0 if tdt == "f64" else -1, tdt, self.loc))
+            self.emit("MAX", t, neg)
+        elif isinstance(e, Call) and e.func in ("i64", "f64"):
+            self.emit("PUTL", t, self.operand_of(e.args[0]))
+        else:
+            raise TypeError(f"cannot lower {e!r}")
+
+    def promoted(self, a, b) -> str:
+        """The type a comparison of a and b is done in."""
+        return "f64" if "f64" in (type_of(a, self.syms), type_of(b, self.syms)) else "i64"
+
+    def hoist(self, e):
+        """Run the statements of inlined calls inside e (left to right); returns e without them."""
+        match e:
+            case Seq(pre=pre, value=v):
+                self.stmts(pre)
+                return self.hoist(v)
+            case Binary(op=op, left=a, right=b):
+                return Binary(op, self.hoist(a), self.hoist(b), e.loc)
+            case Compare(op=op, left=a, right=b):
+                return Compare(op, self.hoist(a), self.hoist(b), e.loc)
+            case Unary(op=op, operand=x):
+                return Unary(op, self.hoist(x), e.loc)
+            case Call(func=f, args=args):
+                return Call(f, tuple(self.hoist(a) for a in args), e.loc)
+            case Index(base=b, indices=ix):
+                return Index(b, tuple(self.hoist(i) for i in ix), e.loc)
+        return e
+
+    # ---- conditions ------------------------------------------------------------------------
+
+    def compare(self, c: Compare, op: str) -> Ref:
+        """``PUTL r0, a; REL r0, r0, b`` (in the promoted type); returns r0."""
+        c = self.hoist(c)
+        self.loc = c.loc
+        self.next = 1
+        r0 = self.temp(0, self.promoted(c.left, c.right))
+        self.eval_into(c.left, r0)
+        self.emit(REL[op], r0, self.operand_of(c.right))
+        return r0
+
+    def branch_false(self, c, target: _Label) -> None:
+        """Jump to target when c is false; fall through when it is true."""
+        match c:
+            case Compare(op=op):
+                r0 = self.compare(c, op)
+                self.emit("BLEZ", r0, None, target)
+            case BoolOp(op="and", left=a, right=b):
+                self.branch_false(a, target)
+                self.branch_false(b, target)
+            case BoolOp(op="or", left=a, right=b):
+                true = _Label("or")
+                self.branch_true(a, true)
+                self.branch_false(b, target)
+                self.mark(true)
+            case Not(operand=x):
+                self.branch_true(x, target)
+
+    def branch_true(self, c, target: _Label) -> None:
+        """Jump to target when c is true; fall through when it is false."""
+        match c:
+            case Compare(op=op):
+                if self.promoted(c.left, c.right) == "i64":
+                    r0 = self.compare(c, NEGATED[op])
+                else:  # f64: the negated relation is wrong for NaN, so test (a REL b) == 0
+                    r0 = self.compare(c, op)
+                    self.emit("EQ", r0, Imm(0.0, "f64", self.loc))
+                self.emit("BLEZ", r0, None, target)
+            case BoolOp(op="and", left=a, right=b):
+                false = _Label("and")
+                self.branch_false(a, false)
+                self.branch_true(b, target)
+                self.mark(false)
+            case BoolOp(op="or", left=a, right=b):
+                self.branch_true(a, target)
+                self.branch_true(b, target)
+            case Not(operand=x):
+                self.branch_false(x, target)
+
+    # ---- statements ------------------------------------------------------------------------
+
+    def stmts(self, body) -> None:
+        """Lower a statement list."""
+        for s in body:
+            self.stmt(s)
+
+    def stmt(self, s) -> None:
+        """Lower one checked statement."""
+        match s:
+            case Assign():
+                self.assign(s)
+            case While(cond=c, body=b):
+                top, exit_ = _Label("top"), _Label("exit")
+                self.mark(top)
+                self.branch_false(c, exit_)
+                self.stmts(b)
+                self.loc = s.loc
+                self.emit("JMP", target=top)
+                self.mark(exit_)
+            case If(cond=c, then=t, orelse=o):
+                end = _Label("end")
+                other = _Label("else") if o else end
+                self.branch_false(c, other)
+                self.stmts(t)
+                if o:
+                    self.loc = s.loc
+                    self.emit("JMP", target=end)
+                    self.mark(other)
+                    self.stmts(o)
+                self.mark(end)
+            case For(var=v, lo=lo, hi=hi, body=b):
+                var = Name(v, s.loc)
+                self.assign(Assign(var, lo, s.loc))
+                step = Assign(var, Binary("+", var, Num(1, False, s.loc), s.loc), s.loc)
+                self.stmt(While(Compare("<", var, hi, s.loc), tuple(b) + (step,), s.loc))
+            case Jump(label=name):
+                self.loc = s.loc
+                self.emit("JMP", target=self.marks.setdefault(name, _Label(name)))
+            case Mark(label=name):
+                self.mark(self.marks.setdefault(name, _Label(name)))
+            case _:
+                raise TypeError(f"cannot lower {s!r}")
+
+    def assign(self, s: Assign) -> None:
+        """The three assignment rules of INCA-Q.md."""
+        target, value = self.hoist(s.target), self.hoist(s.value)
+        self.loc = s.loc
+        self.next = 1
+        dest = self.operand(target)
+        if _simple(value):
+            self.emit("PUTL", dest, self.operand(value))
+            return
+        parts = _binary_parts(value)
+        if parts is not None and parts[1] == target:
+            op, _, b = parts
+            self.emit(op, dest, self.operand_of(b))
+            return
+        t = self.in_place(value)
+        if t is None:
+            t = self.temp(self.next, type_of(value, self.syms))
+            self.next += 1
+            self.eval_into(value, t)
+        self.emit("PUTL", dest, t)
+
+    # ---- the program -------------------------------------------------------------------------
+
+    def program(self, checked: Checked) -> Program:
+        """Lower the whole kernel, append END, number the instructions and resolve labels."""
+        self.stmts(checked.body)
+        self.loc = None
+        self.emit("END")
+        numbers: dict[int, int] = {}
+        k = 0
+        for item in self.items:
+            if isinstance(item, _Label):
+                numbers[id(item)] = k + 1
+            else:
+                k += 1
+        instrs = []
+        for item in self.items:
+            if isinstance(item, _Label):
+                continue
+            ins, target = item
+            if target is not None:
+                ins = Instr(ins.op, ins.dest, ins.src, numbers[id(target)], ins.loc)
+            instrs.append(ins)
+        return Program(self.decls(instrs), tuple(instrs), (), self.name)
+
+    def decls(self, instrs: list[Instr]) -> tuple[Decl, ...]:
+        """Declarations; scalars the assembler would infer the same way are left implicit."""
+        explicit = {n: s.dtype for n, s in self.syms.items() if not s.implicit}
+        inferred = infer_scalar_types(instrs, explicit)
+        out = []
+        for s in self.syms.values():
+            implicit = s.implicit and not s.shape and inferred.get(s.name) == s.dtype and s.value == 0
+            init = float(s.value) if s.dtype == "f64" else int(s.value)
+            out.append(Decl(s.name, s.role, s.dtype, tuple(s.shape), init, implicit, s.loc))
+        return tuple(out)
+
+
+def lower(checked: Checked, name: str, clobber: bool = False) -> Program:
+    """The -O0 INCA-A program of a checked kernel (``clobber``: may overwrite inputs)."""
+    inplace = frozenset()
+    if clobber:
+        from .clobber import plan
+
+        inplace = plan(checked).inplace
+    return Lowerer(checked, name, inplace).program(checked)
