@@ -1,0 +1,73 @@
+"""The paper's published figures (``shared/paper/*.csv``), read for comparison, never modified.
+
+Reports show these beside the model's computed values; the model itself never reads them.
+"""
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PAYLOADS = (128, 256, 512, 1024, 2048, 4096, 8192)
+PAPER_ENV = "INCA_PAPER_DIR"
+
+
+def find_paper_dir(start: Path | None = None) -> Path | None:
+    """``$INCA_PAPER_DIR``, else the first ``shared/paper`` beside the current folder or above it."""
+    env = os.environ.get(PAPER_ENV)
+    if env:
+        return Path(env) if Path(env).is_dir() else None
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        for candidate in (folder / "shared" / "paper", folder.parent / "shared" / "paper"):
+            if (candidate / "runtimes_us.csv").is_file():
+                return candidate
+    return None
+
+
+@dataclass
+class PaperFigures:
+    """Instruction counts, runtimes and link-speed runtimes as published."""
+
+    counts: dict[tuple[str, int], int] = field(default_factory=dict)
+    runtimes: dict[tuple[str, str, int], str] = field(default_factory=dict)  # two-decimal text
+    link: dict[tuple[str, int, str], str] = field(default_factory=dict)  # (kernel, payload, gbps)
+
+    def count(self, kernel: str, variant: str, payload: int) -> int | None:
+        """The published dynamic instruction count (published for the default variant only)."""
+        return self.counts.get((kernel, payload)) if variant == "default" else None
+
+    def time_us(self, kernel: str, variant: str, profile_name: str, link_gbps: str | None,
+                payload: int) -> str | None:
+        """The published runtime for a kernel, variant and profile, as printed, if there is one."""
+        if variant == "default" and profile_name in ("scratchpad", "base"):
+            return self.runtimes.get((kernel, profile_name, payload))
+        if variant != "default" and profile_name == "scratchpad":
+            return self.runtimes.get((kernel, variant, payload))
+        if variant == "default" and link_gbps is not None and profile_name.startswith("scratchpad"):
+            return self.link.get((kernel, payload, link_gbps))
+        return None
+
+
+def load_paper(folder: Path | None) -> PaperFigures:
+    """Read the CSVs in ``folder`` (empty figures when there is none)."""
+    figures = PaperFigures()
+    if folder is None:
+        return figures
+    with open(folder / "instruction_counts.csv", newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            for p in PAYLOADS:
+                if row.get(str(p)):
+                    figures.counts[(row["kernel"], p)] = int(row[str(p)])
+    with open(folder / "runtimes_us.csv", newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            for p in PAYLOADS:
+                if row.get(str(p)):
+                    figures.runtimes[(row["kernel"], row["variant"], p)] = row[str(p)]
+    link = folder / "link_speed_us.csv"
+    if link.is_file():
+        with open(link, newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                figures.link[(row["kernel"], int(row["payload"]), row["link_gbps"])] = row["runtime_us"]
+    return figures

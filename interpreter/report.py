@@ -1,0 +1,274 @@
+"""``inca report``: kernels x payloads x profiles x variants, run on the model, beside the paper.
+
+Each (kernel, variant, payload) is compiled once and run under every profile with seeded inputs;
+sweeps run in a process pool. Rows carry what the model computed and, where the paper published a
+figure for the same thing, the paper's value. The report never recomputes the model: it reads
+:class:`~inca.interpreter.loader.RunResult`.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..lang.diagnostics import Diagnostic, DiagnosticError
+from .paper import PAYLOADS, PaperFigures
+
+FIELDS = ("kernel", "variant", "profile", "payload", "instructions", "time_us",
+          "paper_instructions", "paper_time_us")
+VARIANTS = ("default", "clobber")
+SEED = 1
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measured point."""
+
+    kernel: str
+    variant: str
+    profile: str
+    payload: int
+    instructions: int
+    time_us: str
+    paper_instructions: int | None
+    paper_time_us: str | None
+
+    @property
+    def exact(self) -> bool | None:
+        """True when every published figure equals the computed one (None: nothing published)."""
+        checks = []
+        if self.paper_instructions is not None:
+            checks.append(self.paper_instructions == self.instructions)
+        if self.paper_time_us is not None:
+            checks.append(self.paper_time_us == self.time_us)
+        return all(checks) if checks else None
+
+
+@dataclass(frozen=True)
+class Job:
+    """Compile one kernel variant at one payload, run it under each profile."""
+
+    path: str
+    kernel: str
+    variant: str
+    payload: int
+    profiles: tuple[str, ...]
+
+
+def run_job(job: Job) -> list[tuple[str, int, str, str | None]]:
+    """(profile, instructions, time_us, link_gbps) for each profile of a job."""
+    from ..compiler.frontend import Options, load_tuples
+    from .inputs import gather_inputs
+    from .loader import execute, time_us_text
+    from .profiles import format_number, load_profile
+
+    tp = load_tuples(job.path, Options({"PAYLOAD": job.payload}, 0, (), job.variant == "clobber"))
+    inputs = gather_inputs({b.name: b for b in tp.buffers}, [], SEED)
+    out = []
+    for name in job.profiles:
+        profile = load_profile(name)
+        r = execute(tp, profile, inputs)
+        gbps = format_number(profile["link_gbps"]) if profile.memory == "scratchpad" else None
+        out.append((name, r.instructions, time_us_text(r.time_ns), gbps))
+    return out
+
+
+def kernel_files(folder: Path, names: list[str] | None) -> dict[str, Path]:
+    """The kernels to run: every ``*.incaq`` in ``folder``, or the named ones."""
+    if not folder.is_dir():
+        raise DiagnosticError([Diagnostic("no kernels folder", hint="run from the repository root "
+                                          "or pass --kernels-dir", file=str(folder))])
+    found = {p.stem: p for p in sorted(folder.glob("*.incaq"))}
+    if names is None:
+        return found
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise DiagnosticError([Diagnostic(f"no kernel named {', '.join(missing)}",
+                                          hint="kernels: " + ", ".join(found), file=str(folder))])
+    return {n: found[n] for n in names}
+
+
+def sweep(kernels: dict[str, Path], payloads: list[int], profiles: list[str], variants: list[str],
+          paper: PaperFigures, jobs: int | None = None, progress: bool = False) -> list[Row]:
+    """Run every combination and attach the paper's figures; rows in a fixed order."""
+    work = [Job(str(path), name, v, p, tuple(profiles))
+            for name, path in kernels.items() for v in variants for p in payloads]
+    results: dict[Job, list] = {}
+    workers = jobs or os.cpu_count() or 1
+    if workers == 1 or len(work) == 1:
+        for i, job in enumerate(work, 1):
+            results[job] = run_job(job)
+            _progress(progress, i, len(work))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for i, (job, res) in enumerate(zip(work, pool.map(run_job, work)), 1):
+                results[job] = res
+                _progress(progress, i, len(work))
+    if progress:
+        sys.stderr.write("\n")
+    rows = []
+    for job in work:
+        for profile, count, time_us, gbps in results[job]:
+            rows.append(Row(job.kernel, job.variant, profile, job.payload, count, time_us,
+                            paper.count(job.kernel, job.variant, job.payload),
+                            paper.time_us(job.kernel, job.variant, profile, gbps, job.payload)))
+    rows.sort(key=lambda r: (r.kernel, VARIANTS.index(r.variant) if r.variant in VARIANTS else 9,
+                             profiles.index(r.profile), r.payload))
+    return rows
+
+
+def _progress(on: bool, done: int, total: int) -> None:
+    if on:
+        width = 30
+        filled = width * done // total
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} runs")
+        sys.stderr.flush()
+
+
+def _cell(v) -> str:
+    return "" if v is None else str(v)
+
+
+def to_csv(rows: list[Row]) -> str:
+    """CSV with the FIELDS columns; empty cells where the paper has no figure."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(FIELDS)
+    for r in rows:
+        w.writerow([_cell(getattr(r, f)) for f in FIELDS])
+    return buf.getvalue()
+
+
+def to_json(rows: list[Row]) -> str:
+    """A JSON list of row objects (keys in FIELDS order; null where the paper has no figure)."""
+    out = []
+    for r in rows:
+        d = asdict(r)
+        out.append({f: d[f] for f in FIELDS})
+    return json.dumps(out, indent=1) + "\n"
+
+
+def _delta(r: Row) -> str:
+    parts = []
+    if r.paper_instructions is not None and r.paper_instructions != r.instructions:
+        parts.append(f"{r.instructions - r.paper_instructions:+d} instr")
+    if r.paper_time_us is not None and r.paper_time_us != r.time_us:
+        parts.append(f"{float(r.time_us) - float(r.paper_time_us):+.2f} us")
+    return ", ".join(parts)
+
+
+def _mark(r: Row) -> str:
+    return {True: "exact", False: "differs", None: ""}[r.exact]
+
+
+def _table_rows(rows: list[Row]) -> list[list[str]]:
+    return [[r.kernel, r.variant, r.profile, str(r.payload), str(r.instructions),
+             _cell(r.paper_instructions), r.time_us, _cell(r.paper_time_us), _mark(r), _delta(r)]
+            for r in rows]
+
+
+HEAD = ["kernel", "variant", "profile", "payload", "instr", "paper", "time_us", "paper_us",
+        "match", "delta"]
+
+
+def to_table(rows: list[Row]) -> str:
+    """An aligned text table with deltas and exact-match marks, then a summary line."""
+    body = _table_rows(rows)
+    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(HEAD)]
+    right = {3, 4, 5, 6, 7}
+    lines = []
+    for cells in [HEAD] + body:
+        lines.append("  ".join(c.rjust(w) if i in right else c.ljust(w)
+                               for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    compared = [r for r in rows if r.exact is not None]
+    exact = sum(1 for r in compared if r.exact)
+    lines.append(f"\n{len(rows)} rows; {len(compared)} with published figures, {exact} match exactly")
+    return "\n".join(lines) + "\n"
+
+
+def to_markdown(rows: list[Row]) -> str:
+    """A Markdown table (for READMEs and issues)."""
+    lines = ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
+    for cells in _table_rows(rows):
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+FORMATS = {"table": to_table, "csv": to_csv, "json": to_json, "markdown": to_markdown}
+
+
+def plot(rows: list[Row], path: str) -> None:
+    """Runtime against payload per kernel (log-log), the paper's points overlaid."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise DiagnosticError([Diagnostic("plotting needs matplotlib",
+                                          hint="pip install -e '.[plot]'", file=path)]) from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[tuple[str, str, str], list[Row]] = {}
+    for r in rows:
+        series.setdefault((r.kernel, r.variant, r.profile), []).append(r)
+    kernels = sorted({r.kernel for r in rows})
+    cols = min(4, len(kernels))
+    nrows = -(-len(kernels) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3.2 * nrows), squeeze=False)
+    for ax, kernel in zip(axes.flat, kernels):
+        for (k, variant, profile), pts in sorted(series.items()):
+            if k != kernel:
+                continue
+            label = profile if variant == "default" else f"{profile} {variant}"
+            xs = [p.payload for p in pts]
+            line, = ax.plot(xs, [float(p.time_us) for p in pts], marker=".", label=label)
+            paper = [(p.payload, float(p.paper_time_us)) for p in pts if p.paper_time_us]
+            if paper:
+                ax.scatter(*zip(*paper), marker="o", facecolors="none", edgecolors=line.get_color(),
+                           s=60, label=f"{label} (paper)")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(kernel)
+        ax.set_xlabel("payload (bytes)")
+        ax.set_ylabel("runtime (us)")
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[len(kernels):]:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def cmd_report(args) -> int:
+    """``inca report``."""
+    from .paper import find_paper_dir, load_paper
+    from .profiles import load_profile
+
+    names = None if args.kernels in (None, "all") else [k.strip() for k in args.kernels.split(",")]
+    kernels = kernel_files(Path(args.kernels_dir), names)
+    payloads = [int(p) for p in args.payloads.split(",")] if args.payloads else list(PAYLOADS)
+    profiles = [p.strip() for p in args.profiles.split(",")]
+    for p in profiles:
+        load_profile(p)  # reject unknown profiles before starting the sweep
+    variants = [v.strip() for v in args.variants.split(",")]
+    bad = [v for v in variants if v not in VARIANTS]
+    if bad:
+        raise DiagnosticError([Diagnostic(f"unknown variant {', '.join(bad)}",
+                                          hint="variants: " + ", ".join(VARIANTS), file="--variants")])
+    paper_dir = Path(args.paper) if args.paper else find_paper_dir()
+    paper = load_paper(paper_dir)
+    rows = sweep(kernels, payloads, profiles, variants, paper, args.jobs,
+                 progress=sys.stderr.isatty() and not args.quiet)
+    text = FORMATS[args.format](rows)
+    if args.output and args.output != "-":
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if args.plot:
+        plot(rows, args.plot)
+    return 0
