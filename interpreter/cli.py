@@ -55,6 +55,33 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--trace", action="store_true", help="print one line per fired tuple")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     add_compile_options(run)
+    rep = sub.add_parser(
+        "report", help="run kernels x payloads x profiles and compare with the paper",
+        description="Run every kernel of a folder over payloads, profiles and variants and show the "
+                    "results beside the paper's published figures.",
+        epilog="examples:\n  inca report\n  inca report --format csv --profiles scratchpad,base\n"
+               "  inca report --kernels dot-product,hadamard-product --variants default,clobber\n"
+               "  inca report --plot runtimes.png",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    rep.add_argument("--kernels", default="all", metavar="LIST",
+                     help="comma-separated kernel names, or all (default)")
+    rep.add_argument("--kernels-dir", default="examples/kernels", metavar="DIR",
+                     help="folder of .incaq kernels (default examples/kernels)")
+    rep.add_argument("--payloads", metavar="LIST", help="bytes per input array (default: the "
+                     "paper's 128,256,512,1024,2048,4096,8192)")
+    rep.add_argument("--profiles", default="scratchpad,base", metavar="LIST",
+                     help="profiles to run under (default scratchpad,base)")
+    rep.add_argument("--variants", default="default,clobber", metavar="LIST",
+                     help="default and/or clobber (compiled with --clobber)")
+    rep.add_argument("--format", choices=("table", "csv", "json", "markdown"), default="table")
+    rep.add_argument("--plot", metavar="FILE", help="draw runtime against payload (.png or .svg; "
+                     "needs matplotlib: pip install -e '.[plot]')")
+    rep.add_argument("--paper", metavar="DIR", help="folder of the paper's CSV figures (default: "
+                     "$INCA_PAPER_DIR or a shared/paper folder found from here)")
+    rep.add_argument("-j", "--jobs", type=positive_int, metavar="N",
+                     help="worker processes (default: one per core)")
+    rep.add_argument("-o", dest="output", metavar="FILE", help="write the report to FILE")
+    rep.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -66,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
+        if args.command == "report":
+            from .report import cmd_report
+
+            return cmd_report(args)
         return cmd_run(args)
     except DiagnosticError as e:
         for d in e.diagnostics:
