@@ -14,10 +14,12 @@ from importlib import resources
 
 from ..lang.check import check_program
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean
+from ..lang.inference import infer_scalar_types
 from ..lang.isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form, lookup
 from ..lang.program import ROLES, Affine, Decl, Imm, Instr, Operand, Program, Ref, Slice
 
 DIRECTIVES = ROLES + ("param",)
+RESERVED = ("inf", "nan")  # float literals, so never names
 
 # Words for the grammar's terminals, so syntax errors never show token names.
 _WORDS = {
@@ -253,15 +255,22 @@ class Assembler:
         kw = str(kw_tok)[1:].lower()
         name = str(name_tok)
         typ = next((c for c in rest if getattr(c, "data", None) == "type"), None)
-        init = next((c for c in rest if getattr(c, "data", None) != "type"), None)
+        at = next((c for c in rest if getattr(c, "data", None) == "alias"), None)
+        init = next((c for c in rest if getattr(c, "data", None) not in ("type", "alias")), None)
         if kw not in DIRECTIVES:
             hint = did_you_mean(kw, DIRECTIVES)
             raise _Bad(f"unknown directive '.{kw}'", kw_tok.column, kw_tok.end_column,
                        (hint.replace("'", "'.", 1) if hint else None) or
                        "directives are " + ", ".join("." + d for d in DIRECTIVES))
+        if name in RESERVED:
+            raise _Bad(f"'{name}' is a float literal and cannot name a location", name_tok.column,
+                       name_tok.end_column)
         if kw == "param":
-            if typ is not None or init is None:
+            if typ is not None or at is not None or init is None:
                 raise _Bad("write a parameter as '.param NAME = integer'", kw_tok.column)
+            if name in self.params or name in self.decls:
+                what = ".param" if name in self.params else "location"
+                raise _Bad(f"'{name}' is already a {what}", name_tok.column, name_tok.end_column)
             value = self.defines[name] if name in self.defines else self.const(init, "a .param value")
             self.params[name] = value
             return
@@ -291,8 +300,28 @@ class Assembler:
                 col, end = _span(init)
                 raise _Bad(f"only .var declarations take an initial value (the host fills .{kw})", col, end)
             value = self.init_value(init, dtype)
-        self.decls[name] = Decl(name, kw, dtype, tuple(shape), value,
+        alias = self.alias_of(at, kw, dtype, tuple(shape)) if at is not None else None
+        self.decls[name] = Decl(name, kw, dtype, tuple(shape), value, alias=alias,
                                 loc=self.src.loc(line.n, name_tok.column, name_tok.end_column))
+
+    def alias_of(self, at, kw: str, dtype: str, shape: tuple[int, ...]) -> str:
+        """``@ X``: store this location in X's buffer; X must be declared before, alike, not an alias."""
+        tok = at.children[0]
+        target = self.decls.get(str(tok))
+        if target is None:
+            raise _Bad(f"'{tok}' is not declared before this line", tok.column, tok.end_column,
+                       "'@ X' stores this location in the buffer of an earlier declaration X")
+        if target.alias is not None:
+            raise _Bad(f"'{tok}' is itself stored in '{target.alias}'", tok.column, tok.end_column,
+                       f"write '@ {target.alias}'")
+        if (target.dtype, target.shape) != (dtype, shape):
+            dims = "".join(f"[{n}]" for n in target.shape)
+            raise _Bad(f"'{tok}' is {target.dtype}{dims}, so it cannot hold this location",
+                       tok.column, tok.end_column, "a location and its storage need the same type")
+        if kw == "var":
+            raise _Bad("only .input, .output and .inout locations can be stored in another's buffer",
+                       tok.column, tok.end_column)
+        return str(tok)
 
     def init_value(self, t, dtype: str) -> int | float:
         """A literal initial value converted to ``dtype``."""
@@ -414,6 +443,9 @@ class Assembler:
                     self._check_style(ln, numbered, len(instr_lines) + 1, is_instr)
                 if ln.label is not None:
                     name, col = ln.label
+                    if name in RESERVED:
+                        raise _Bad(f"'{name}' is a float literal and cannot be a label", col,
+                                   col + len(name))
                     if name in labels or any(p[0] == name for p in pending):
                         raise _Bad(f"label '{name}' is defined twice", col, col + len(name))
                     pending.append((name, col, ln.n))
@@ -430,6 +462,10 @@ class Assembler:
                     if name not in self.decls and name not in self.params:
                         self.broken.add(name)
                 self.error(ln.n, b.col, b.message, b.end_col, b.hint)
+        for name in self.defines:
+            if name not in self.params:
+                self.diags.append(Diagnostic(f"-D {name}: this program has no .param '{name}'",
+                                             hint=did_you_mean(name, self.params), file=self.src.name))
         for name, col, n in pending:
             self.error(n, col, f"label '{name}' does not mark an instruction", col + len(name),
                        "put an instruction (END, say) after it")
@@ -485,36 +521,16 @@ class Assembler:
             raise _Bad("only instructions are numbered", ln.lineno_col)
 
     def _infer_scalars(self, instrs: list[Instr]) -> dict[str, Decl]:
-        """Declare undeclared scalars: f64 if any write stores an f64 source, else i64."""
+        """Declare undeclared scalars with the types :func:`infer_scalar_types` gives them."""
         decls = dict(self.decls)
-        implicit: dict[str, str] = {}
+        types = infer_scalar_types(instrs, {n: d.dtype for n, d in decls.items()})
         first: dict[str, Loc | None] = {}
         for ins in instrs:
             for o in (ins.dest, ins.src):
                 if isinstance(o, Ref):
                     for name in ((o.name,) if not o.index else ()) + o.names_read:
-                        if name not in decls and name not in implicit:
-                            implicit[name] = "i64"
-                            first[name] = o.loc or ins.loc
-
-        def dtype_of(o: Operand) -> str:
-            if isinstance(o, Imm):
-                return o.dtype
-            d = decls.get(o.name)  # None: an undeclared array, reported by check_program
-            return implicit.get(o.name) or (d.dtype if d is not None else "i64")
-
-        changed = True
-        while changed:
-            changed = False
-            for ins in instrs:
-                d, s = ins.dest, ins.src
-                if d is None or d.name not in implicit or implicit[d.name] == "f64" or s is None:
-                    continue
-                sdt = dtype_of(s)
-                if sdt == "f64" and not OPCODES[ins.op].int_only:
-                    implicit[d.name] = "f64"
-                    changed = True
-        for name, dt in implicit.items():
+                        first.setdefault(name, o.loc or ins.loc)
+        for name, dt in types.items():
             decls[name] = Decl(name, "var", dt, (), 0 if dt == "i64" else 0.0, implicit=True,
                                loc=first[name])
         return decls

@@ -133,7 +133,8 @@ def compile_command(args) -> int:
         text = to_json(encode(prog))
     out = args.output
     if out is None:
-        out = str(Path(args.file).with_suffix("")) + ".tuples.json" if emit == "json" else "-"
+        stem = str(Path(args.file).with_suffix(""))
+        out = stem + ".tuples.json" if emit == "json" and not args.file.endswith(".json") else "-"
     if out == "-":
         sys.stdout.write(text)
     else:

@@ -10,7 +10,8 @@ def decl_text(d: Decl) -> str:
     init = ""
     if d.role == "var" and d.init != 0:
         init = f" = {format_value(d.init, d.dtype)}"
-    return f".{d.role} {d.name} {d.dtype}{dims}{init}"
+    at = f" @ {d.alias}" if d.alias else ""
+    return f".{d.role} {d.name} {d.dtype}{dims}{at}{init}"
 
 
 def print_program(prog: Program, locations: bool = False) -> str:

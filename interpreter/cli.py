@@ -132,7 +132,7 @@ def cmd_run(args) -> int:
     from .engine import RuntimeFault, StepLimit
     from .inputs import gather_inputs, to_json_data, to_text
     from .loader import execute, time_us_text
-    from .profiles import load_profile
+    from .profiles import format_number, load_profile
 
     tp = load_tuples(args.file, compile_options(args))
     profile = load_profile(args.profile, dict(args.param))
@@ -166,7 +166,9 @@ def cmd_run(args) -> int:
     print(f"instructions    {r.instructions} ({classes})")
     print(f"messages        {r.messages}")
     print(f"memory accesses {r.memory_accesses}")
-    print(f"time            {time_us_text(r.time_ns)} us ({float(r.time_ns):g} ns)")
+    ns = format_number(r.time_ns)  # exact when it has a finite decimal form
+    print(f"time            {time_us_text(r.time_ns)} us "
+          f"({ns if '/' not in ns else f'{float(r.time_ns):.3f}'} ns)")
     print(f"profile         {profile.describe()}")
     print(f"simulated       {r.wall_s:.4f} s, {r.tuples_per_s / 1e6:.2f} M tuples/s")
     if missing:

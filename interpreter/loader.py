@@ -62,9 +62,19 @@ class RunResult:
 
 def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
     """Bind buffers, write inputs, post MEs and arm triggered ops; returns (pc, done) counters."""
+    capacity = nic.profile.capacity
+    need = sum(b.nbytes for b in tp.buffers if b.alias is None)
+    if capacity is not None and need > capacity:
+        raise DiagnosticError([Diagnostic(
+            f"the program's data needs {need} bytes but the scratchpad of profile "
+            f"'{nic.profile.name}' holds {capacity} bytes", None, "use a smaller payload, a profile with a larger "
+            "scratchpad_bytes, or the base profile (data in host memory)", file=tp.source or "inca")])
     try:
         for b in tp.buffers:
-            nic.alloc(b.name, b.dtype, b.shape, b.init)
+            if b.alias is not None:
+                nic.alias(b.name, b.alias)
+            else:
+                nic.alloc(b.name, b.dtype, b.shape, b.init)
         for name, values in (inputs or {}).items():
             nic.write(name, values)
         pc, done = nic.ct_alloc(PC), nic.ct_alloc(DONE)
@@ -76,15 +86,8 @@ def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
             nic.me_append(e.match_bits, e.dest, e.dtype, e.atomic, t.op, e.update, pc, e.target)
             nic.triggered_put(pc, trig.threshold, trig.match_bits, trig.payload, t.k, t.loc)
     except NICError as exc:
-        raise DiagnosticError([Diagnostic(str(exc), None, _capacity_hint(str(exc)),
-                                          file=tp.source or "inca")]) from None
+        raise DiagnosticError([Diagnostic(str(exc), file=tp.source or "inca")]) from None
     return pc, done
-
-
-def _capacity_hint(message: str) -> str | None:
-    if "does not fit" in message:
-        return "use a smaller payload, or the base profile (data in host memory)"
-    return None
 
 
 def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None = None,

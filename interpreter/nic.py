@@ -128,6 +128,15 @@ class NIC:
         self.buffers[name] = buf
         return buf
 
+    def alias(self, name: str, of: str) -> Buffer:
+        """Bind ``name`` to the buffer already bound as ``of`` (one storage, two names)."""
+        if name in self.buffers:
+            raise NICError(f"buffer '{name}' is already bound")
+        if of not in self.buffers:
+            raise NICError(f"cannot bind '{name}' to unbound buffer '{of}'")
+        self.buffers[name] = self.buffers[of]
+        return self.buffers[of]
+
     def write(self, name: str, values: list) -> None:
         """Host writes a buffer's elements (flat, row-major), converting to its element type."""
         buf = self.buffers[name]

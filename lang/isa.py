@@ -243,9 +243,10 @@ def isa_table_markdown() -> str:
             "|---|---|---|---|---|---|---|---|"]
     for s in OPCODES.values():
         ops = f"{s.mnemonic} {s.form.value}".strip()
-        has = lambda f, binary: "yes" if f is not None or not binary else "no"  # noqa: E731
         binary = s.form is Form.BINARY
+        i64 = "yes" if s.i64 is not None or not binary else "no"
+        f64 = "yes" if s.f64 is not None or not binary else "no"
+        meaning = s.summary.replace("|", "\\|")  # a bare '|' would split the Markdown cell
         rows.append(f"| {s.mnemonic} | `{ops}` | {s.opclass.label} | {s.atomic} | "
-                    f"{'yes' if s.portals else 'INCA'} | {has(s.i64, binary)} | {has(s.f64, binary)} | "
-                    f"{s.summary} |")
+                    f"{'yes' if s.portals else 'INCA'} | {i64} | {f64} | {meaning} |")
     return "\n".join(rows)

@@ -149,6 +149,7 @@ class Decl:
     shape: tuple[int, ...] = ()
     init: int | float = 0
     implicit: bool = False  # an undeclared scalar whose type the assembler inferred
+    alias: str | None = None  # stored in the buffer of this other declaration (--clobber)
     loc: Loc | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:

@@ -164,7 +164,8 @@ def _loc_json(loc: Loc | None) -> dict | None:
 def to_json(tp: TupleProgram) -> str:
     """The canonical JSON text (fixed key order, one tuple per line block)."""
     buffers = [{"name": b.name, "role": b.role, "dtype": b.dtype, "shape": list(b.shape),
-                "init": json_value(b.init), "implicit": b.implicit} for b in tp.buffers]
+                "init": json_value(b.init), "implicit": b.implicit, "alias": b.alias}
+               for b in tp.buffers]
     tuples = []
     for t in tp.tuples:
         trig, e = t.trigger, t.entry
@@ -284,7 +285,13 @@ def _decode(doc: dict) -> TupleProgram:
         init = _num(b.get("init", 0), b["dtype"], f"buffer '{name}' init")
         implicit = b.get("implicit", False)
         _need(isinstance(implicit, bool), f"buffer '{name}' implicit must be true or false")
-        buffers.append(Decl(name, b["role"], b["dtype"], tuple(shape), init, implicit))
+        alias = b.get("alias")
+        if alias is not None:
+            prev = next((d for d in buffers if d.name == alias), None)
+            _need(prev is not None and prev.alias is None and (prev.dtype, prev.shape) ==
+                  (b["dtype"], tuple(shape)) and b["role"] != "var",
+                  f"buffer '{name}' must alias an earlier, non-alias buffer of its type and shape")
+        buffers.append(Decl(name, b["role"], b["dtype"], tuple(shape), init, implicit, alias))
     tuples = []
     for k, t in enumerate(doc["tuples"], 1):
         _need(isinstance(t, dict) and t.get("k") == k, f"tuple {k} is missing or out of order")

@@ -138,8 +138,29 @@ def test_constant_expressions_and_params():
     assert p.decl("T").shape == (12,)
     assert p.instrs[0].src == Imm(11, "i64")  # 14 - (3 % 5)
     assert p.instrs[1].dest == Ref("T", (Affine(5),)) and p.instrs[1].src == Imm(-6, "i64")
-    q = assemble_text(".param N = 6\n.var T i64[N*2]\nEND\n", defines={"N": 2, "UNUSED": 9})
+    q = assemble_text(".param N = 6\n.var T i64[N*2]\nEND\n", defines={"N": 2})
     assert q.decl("T").shape == (4,)
+
+
+def test_param_misuse_is_reported():
+    # regressions: an unknown -D, a redefined .param and a .param shadowing a location were silent
+    with pytest.raises(DiagnosticError) as e:
+        assemble_text(".param N = 6\nEND\n", defines={"n": 9})
+    assert e.value.diagnostics[0].message == "-D n: this program has no .param 'n'"
+    assert e.value.diagnostics[0].hint == "did you mean 'N'?"
+    assert only_error(".param N = 1\n.param N = 2\nEND\n").message == "'N' is already a .param"
+    assert only_error(".var N i64\n.param N = 2\nEND\n").message == "'N' is already a location"
+    assert only_error(".var inf f64\nEND\n").message == "'inf' is a float literal and cannot name a location"
+    assert only_error("nan: END\n").message == "'nan' is a float literal and cannot be a label"
+
+
+def test_output_stored_in_an_input_buffer():
+    p = assemble_text(".input A f64[2]\n.output H f64[2] @ A\nMUL A[0:2], A[0:2], 3.0\nEND\n")
+    assert p.decl("H").alias == "A"
+    assert assemble_text(print_program(p)) == p
+    assert only_error(".input A f64[2]\n.output H f64[3] @ A\nEND\n").message == \
+        "'A' is f64[2], so it cannot hold this location"
+    assert only_error(".output H f64[2] @ A\nEND\n").message == "'A' is not declared before this line"
 
 
 def test_two_operand_shorthand_equals_canonical_form():

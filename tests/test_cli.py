@@ -215,6 +215,28 @@ def test_incac_writes_json_next_to_the_source_and_it_runs(tmp_path, monkeypatch,
     assert a["outputs"] == b["outputs"] and a["time_ns"] == b["time_ns"] == 4595
 
 
+def test_large_and_fractional_times_print_readably(tmp_path, capsys):
+    # regression: '%g' printed 3052760 ns as 3.05276e+06
+    big = tmp_path / "big.incaa"
+    big.write_text(SLIDE23.read_text().replace("50", "1024"))
+    out = run_cli(capsys, "run", big, "--profile", "base")[1]
+    assert "time            3052.76 us (3052760 ns)" in out.splitlines()
+    vec = tmp_path / "vec.incaa"
+    vec.write_text(".var T f64[4]\nPUTL T[0:4], 1.0\nEND\n")
+    assert "time            0.01 us (5.833 ns)" in run_cli(capsys, "run", vec)[1].splitlines()
+
+
+def test_incac_json_input_defaults_to_stdout(tmp_path, monkeypatch, capsys):
+    # regression: x.tuples.json compiled to x.tuples.tuples.json
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dot.incaa").write_text(SLIDE23.read_text())
+    assert driver.main(["dot.incaa"]) == 0
+    capsys.readouterr()
+    assert driver.main(["dot.tuples.json"]) == 0
+    assert json.loads(capsys.readouterr().out)["format"] == "inca-tuples/1"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dot.incaa", "dot.tuples.json"]
+
+
 def test_incac_emits_asm_and_tuples(capsys):
     assert driver.main([str(SLIDE23), "-S", "-o", "-"]) == 0
     asm = capsys.readouterr().out

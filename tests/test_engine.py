@@ -284,7 +284,8 @@ def test_vector_costs_do_not_scale_with_link_speed(run_asm):
 def test_capacity_is_checked(run_asm):
     with pytest.raises(DiagnosticError) as e:
         run_asm(".var T f64[131073]\nEND\n")  # 1 MiB + 8 bytes
-    assert "does not fit in the 1048576-byte scratchpad" in e.value.diagnostics[0].message
+    assert e.value.diagnostics[0].message == ("the program's data needs 1048584 bytes but the "
+                                              "scratchpad of profile 'scratchpad' holds 1048576 bytes")
     assert run_asm(".var T f64[131072]\nEND\n").instructions == 0
     assert run_asm(".var T f64[131073]\nEND\n", profile="base").instructions == 0
 

@@ -179,8 +179,10 @@ def test_capacity_parameter():
     with pytest.raises(DiagnosticError) as e:
         execute(encode(assemble_text(text, "cap.incaa")), prof)
     (d,) = e.value.diagnostics
-    assert d.message == ("data does not fit in the 200-byte scratchpad: 'U' needs 128 bytes and 72 are free")
-    assert d.hint == "use a smaller payload, or the base profile (data in host memory)"
+    # the whole program's need is reported, not whichever buffer happened to overflow
+    assert d.message == "the program's data needs 256 bytes but the scratchpad of profile 'scratchpad' holds 200 bytes"
+    assert d.hint == ("use a smaller payload, a profile with a larger scratchpad_bytes, "
+                      "or the base profile (data in host memory)")
 
 
 def test_number_formatting():

@@ -77,7 +77,7 @@ def test_json_layout_is_stable():
     doc = json.loads(text)
     assert list(doc) == ["format", "source", "buffers", "tuples"]
     assert doc["format"] == FORMAT == "inca-tuples/1" and doc["source"] == "dot.incaa"
-    assert list(doc["buffers"][0]) == ["name", "role", "dtype", "shape", "init", "implicit"]
+    assert list(doc["buffers"][0]) == ["name", "role", "dtype", "shape", "init", "implicit", "alias"]
     assert list(doc["tuples"][0]) == ["k", "op", "class", "trigger", "entry", "loc"]
     assert doc["tuples"][4]["loc"] == {"file": "dot.incaa", "line": 11, "col": 3, "end_col": 7}
     assert doc["tuples"][4]["trigger"]["payload"] == {"ref": "A",
@@ -92,7 +92,8 @@ def test_non_finite_values_are_strict_json():
     def refuse(name):
         raise AssertionError(f"non-standard JSON constant {name}")
     doc = json.loads(text, parse_constant=refuse)
-    w = {"name": "w", "role": "var", "dtype": "f64", "shape": [], "init": "nan", "implicit": False}
+    w = {"name": "w", "role": "var", "dtype": "f64", "shape": [], "init": "nan", "implicit": False,
+         "alias": None}
     assert w in doc["buffers"]
     assert doc["tuples"][3]["trigger"]["payload"] == {"imm": "inf", "dtype": "f64"}
 

@@ -15,7 +15,7 @@ distinct dimensions of X with coefficient 1 or -1 (so no element is read twice).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary, While
 from .checker import Checked, Jump, Mark, Seq
@@ -174,3 +174,22 @@ def plan(checked: Checked) -> Plan:
                 break
     taken = {x for _, x in aliases}
     return Plan(frozenset(once - taken), tuple(aliases))
+
+
+def _rename(node, mapping: dict[str, str]):
+    """A copy of a checked node with every element of an array in ``mapping`` renamed."""
+    if isinstance(node, tuple):
+        return tuple(_rename(n, mapping) for n in node)
+    if isinstance(node, Index) and node.base in mapping:
+        return Index(mapping[node.base], _rename(node.indices, mapping), node.loc)
+    if hasattr(node, "__dataclass_fields__"):
+        changes = {f: _rename(getattr(node, f), mapping) for f in node.__dataclass_fields__ if f != "loc"}
+        return replace(node, **changes)
+    return node
+
+
+def store_in_inputs(checked: Checked, aliases: tuple[tuple[str, str], ...]) -> Checked:
+    """Rewrite the body so each aliased output is computed directly in its input's buffer."""
+    if not aliases:
+        return checked
+    return replace(checked, body=_rename(checked.body, dict(aliases)))

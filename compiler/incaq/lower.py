@@ -51,9 +51,11 @@ def _binary_parts(e):
 class Lowerer:
     """Emits the instructions of one checked kernel."""
 
-    def __init__(self, checked: Checked, name: str, inplace: frozenset[str] = frozenset()):
+    def __init__(self, checked: Checked, name: str, inplace: frozenset[str] = frozenset(),
+                 aliases: dict[str, str] | None = None):
         self.name = name
         self.inplace = inplace  # inputs --clobber lets us compute into (see clobber.py)
+        self.aliases = aliases or {}  # output -> the input whose buffer stores it (--clobber)
         self.syms: dict[str, Sym] = {s.name: s for s in checked.symbols}
         self.items: list = []
         self.temps: dict[tuple[int, str], str] = {}
@@ -353,22 +355,30 @@ class Lowerer:
         return Program(self.decls(instrs), tuple(instrs), (), self.name)
 
     def decls(self, instrs: list[Instr]) -> tuple[Decl, ...]:
-        """Declarations; scalars the assembler would infer the same way are left implicit."""
+        """Declarations; scalars the assembler would infer the same way are left implicit.
+
+        Declared locations come first, then implicit scalars in order of first use, the order
+        the assembler gives them, so printed INCA-A re-assembles to an equal program.
+        """
         explicit = {n: s.dtype for n, s in self.syms.items() if not s.implicit}
         inferred = infer_scalar_types(instrs, explicit)
-        out = []
+        first_use = {name: n for n, name in enumerate(inferred)}
+        declared, implicit = [], []
         for s in self.syms.values():
-            implicit = s.implicit and not s.shape and inferred.get(s.name) == s.dtype and s.value == 0
             init = float(s.value) if s.dtype == "f64" else int(s.value)
-            out.append(Decl(s.name, s.role, s.dtype, tuple(s.shape), init, implicit, s.loc))
-        return tuple(out)
+            quiet = s.implicit and not s.shape and inferred.get(s.name) == s.dtype and s.value == 0
+            d = Decl(s.name, s.role, s.dtype, tuple(s.shape), init, quiet, self.aliases.get(s.name), s.loc)
+            (implicit if quiet else declared).append(d)
+        implicit.sort(key=lambda d: first_use[d.name])
+        return tuple(declared + implicit)
 
 
 def lower(checked: Checked, name: str, clobber: bool = False) -> Program:
     """The -O0 INCA-A program of a checked kernel (``clobber``: may overwrite inputs)."""
-    inplace = frozenset()
-    if clobber:
-        from .clobber import plan
+    if not clobber:
+        return Lowerer(checked, name).program(checked)
+    from .clobber import plan, store_in_inputs
 
-        inplace = plan(checked).inplace
-    return Lowerer(checked, name, inplace).program(checked)
+    p = plan(checked)
+    checked = store_in_inputs(checked, p.aliases)
+    return Lowerer(checked, name, p.inplace, dict(p.aliases)).program(checked)
