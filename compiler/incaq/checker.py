@@ -12,10 +12,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean
+from ...lang.isa import I64_MAX, I64_MIN
 from .ast import (Assign, Binary, BoolOp, Call, CallStmt, Compare, Expr, For, Func, If, IfExpr,
                   Index, Module, Name, Not, Num, Param, Return, Stmt, TypeRef, Unary, Use, VarDecl,
                   While)
 from .params import ParamError, evaluate
+
+#: Blocks may nest this deep, counting the bodies of inlined functions: about what the parser
+#: allows in one file, and far enough inside Python's recursion limit for the later passes.
+MAX_DEPTH = 100
 
 BUILTINS = {"min": 2, "max": 2, "abs": 1, "i64": 1, "f64": 1}
 ARITH = {"+", "-", "*", "/", "%"}
@@ -137,6 +142,8 @@ class Checker:
         self.calls: dict[str, int] = {}
         self.recursive: set[str] = set()
         self.modules: set[str] = set()
+        self.depth = 0  # blocks entered, inlined function bodies included
+        self.kernel_names: frozenset[str] = frozenset()  # what the kernel's scope may declare
 
     # ---- diagnostics ---------------------------------------------------------------------
 
@@ -232,16 +239,20 @@ class Checker:
     # ---- declarations --------------------------------------------------------------------
 
     def fresh(self, base: str) -> str:
-        """A final name not yet used."""
+        """A final name not yet used, and not one the kernel's own scope may declare."""
         name = base
-        while name in self.symbols:
+        while name in self.symbols or name in self.kernel_names:
             name += "_"
         return name
 
     def declare(self, scope: _Scope, sym: Sym, source_name: str) -> Sym:
-        """Add a symbol to a scope (and to the program, under a unique final name)."""
+        """Add a symbol to a scope (and to the program, under a unique final name).
+
+        The kernel's own names are kept as written (the host reads outputs by name); only
+        function locals, whose names are made from ``sym.name``, are renamed apart.
+        """
         if sym.kind != "param":
-            sym = replace(sym, name=self.fresh(scope.prefix + source_name if scope.prefix else sym.name))
+            sym = replace(sym, name=self.fresh(scope.prefix + sym.name) if scope.prefix else sym.name)
             self.symbols[sym.name] = sym
         scope.names[source_name] = sym
         return sym
@@ -274,6 +285,10 @@ class Checker:
             return
         if p.name in self.defines:
             value = self.defines.pop(p.name)
+            if not I64_MIN <= value <= I64_MAX:
+                self.diags.append(Diagnostic(f"-D {p.name}={value}: the value does not fit in i64",
+                                             file=p.loc.file))
+                value = 1
         else:
             try:
                 value = evaluate(p.value, self.params)
@@ -302,6 +317,8 @@ class Checker:
         init = d.init.value if d.init is not None else 0
         if d.init is not None and d.type.base == "i64" and d.init.is_float:
             self.error(d.init, "an i64 cannot be initialised with a float")
+        elif d.init is not None and not d.init.is_float:
+            self.literal(d.init)
         sym = Sym(d.name, "array" if shape else "scalar", d.type.base, shape, d.role,
                   (float(init) if d.type.base == "f64" else init) if top else 0, d.loc)
         sym = self.declare(scope, sym, d.name)
@@ -312,10 +329,12 @@ class Checker:
     # ---- statements ----------------------------------------------------------------------
 
     def block(self, stmts, scope: _Scope, ctx: _Ctx | None) -> list:
-        """Check a statement list."""
+        """Check a statement list (one level deeper)."""
         out: list = []
+        self.depth += 1
         for s in stmts:
             out.extend(self.stmt(s, scope, ctx))
+        self.depth -= 1
         return out
 
     def stmt(self, s: Stmt, scope: _Scope, ctx: _Ctx | None) -> list:
@@ -353,7 +372,7 @@ class Checker:
                 pre_hi, hi_c, hi_t = self.expr(hi, scope)
                 if "f64" in (lo_t, hi_t):
                     self.error(lo if lo_t == "f64" else hi, "for-loop bounds must be i64")
-                if pre_hi:
+                if pre_hi or (hi_c is not None and _calls_in(hi) - BUILTINS.keys()):
                     self.error(hi, "the bound of a for loop cannot call a function",
                                "compute it into a scalar before the loop")
                 var = self.target(Name(v, s.loc), scope, "i64")
@@ -435,7 +454,7 @@ class Checker:
             pre, c, t = self.expr(i, scope)
             if c is None:
                 return None
-            if pre:
+            if pre or _calls_in(i) - BUILTINS.keys():  # (a call's value is a Seq, not in pre)
                 self.error(i, "an index cannot call a function", "compute it into a scalar first")
                 return None
             if t != "i64":
@@ -446,10 +465,18 @@ class Checker:
 
     # ---- expressions ---------------------------------------------------------------------
 
+    def literal(self, n: Num) -> None:
+        """Reject an integer literal that does not fit in i64 (INCA-A has no wider integers)."""
+        if not I64_MIN <= n.value <= I64_MAX:
+            self.error(n, f"the integer {n.value} does not fit in i64",
+                       "i64 values lie between -9223372036854775808 and 9223372036854775807")
+
     def expr(self, e: Expr, scope: _Scope) -> tuple[list, Expr | None, str]:
         """Check a value expression: (statements to run first, checked expression, type)."""
         match e:
             case Num(is_float=f):
+                if not f:
+                    self.literal(e)
                 return [], e, "f64" if f else "i64"
             case Name(id=n):
                 sym = scope.lookup(n)
@@ -556,6 +583,10 @@ class Checker:
             return [], None, "i64"
         if c.func in self.recursive:
             return [], None, "i64"
+        if self.depth >= MAX_DEPTH:
+            self.error(c, f"calling '{f.name}' here nests blocks more than {MAX_DEPTH} levels deep "
+                       "once functions are inlined", "call it from a less deeply nested place")
+            return [], None, "i64"
         if want_value and f.ret is None:
             self.error(c, f"function '{f.name}' returns no value")
             return [], None, "i64"
@@ -575,7 +606,10 @@ class Checker:
         ok = True
         for p, a in zip(f.params, c.args):
             if p.type.dims:
-                ok &= self.bind_array(p, a, scope, inner, f)
+                if not self.bind_array(p, a, scope, inner, f):
+                    ok = False  # check the body against a stand-in, not a missing name
+                    self.declare(inner, Sym(p.name, "array", p.type.base, (None,) * len(p.type.dims),
+                                            loc=p.loc), p.name)
                 continue
             pa, ca, ta = self.expr(a, scope)
             if ca is None:
@@ -614,8 +648,9 @@ class Checker:
         dims = self.dims(p.type, inner, open_ok=True)
         if dims is None:
             return False
+        # an extent is None when open (a parameter of the function being checked on its own)
         if sym.dtype != p.type.base or len(sym.shape) != len(dims) or any(
-                d is not None and d != s for d, s in zip(dims, sym.shape)):
+                d is not None and s is not None and d != s for d, s in zip(dims, sym.shape)):
             want = p.type.base + "".join(f"[{'' if d is None else d}]" for d in dims)
             have = sym.dtype + "".join(f"[{s}]" for s in sym.shape)
             self.error(a, f"argument '{p.name}' of '{f.name}' must be {want}, but '{a.id}' is {have}")
@@ -630,6 +665,8 @@ class Checker:
             scope.parent.names[name] = Sym(name, "param", "i64", value=value)
         saved = dict(self.symbols)
         for p in f.params:
+            if p.name in scope.names:
+                self.error(p, f"function '{f.name}' has two parameters named '{p.name}'")
             dims = self.dims(p.type, scope, open_ok=True) if p.type.dims else ()
             shape = dims or ()
             scope.names[p.name] = Sym(f"__{p.name}", "array" if p.type.dims else "scalar",
@@ -649,6 +686,7 @@ class Checker:
         """Check a kernel file; raises DiagnosticError listing every error."""
         self.load_uses(module, path)
         self.find_recursion()
+        self.kernel_names = frozenset(_declared_names(module.items))
         top = _Scope(None)
         body: list = []
         for item in module.items:
@@ -691,6 +729,22 @@ def _calls_in(node) -> set[str]:
             stack.extend(n)
         elif hasattr(n, "__dataclass_fields__"):
             stack.extend(getattr(n, f) for f in n.__dataclass_fields__ if f != "loc")
+    return out
+
+
+def _declared_names(stmts) -> set[str]:
+    """Every name a statement list may declare in its own scope (not inside functions)."""
+    out: set[str] = set()
+    for s in stmts:
+        match s:
+            case VarDecl(name=n) | Assign(target=Name(id=n)):
+                out.add(n)
+            case For(var=v, body=b):
+                out |= {v} | _declared_names(b)
+            case While(body=b):
+                out |= _declared_names(b)
+            case If(then=t, orelse=o):
+                out |= _declared_names(t) | _declared_names(o)
     return out
 
 

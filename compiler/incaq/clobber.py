@@ -7,7 +7,10 @@ uses, both needing the same fact: *each element of input X is read at most once 
   of a temporary (the paper's clobber dot product: ``MUL A[i], A[i], B[i]; ADD c, c, A[i]``).
 - Output in input storage: output O is stored in X's buffer when O is only ever written, at one
   place, as ``O[idx] = <expr reading X[idx]>`` with the same index (the paper's clobber Hadamard
-  product then computes ``MUL A[i][j], A[i][j], B[i][j]``).
+  product then computes ``MUL A[i][j], A[i][j], B[i][j]``), and that place certainly writes every
+  element of O: it is nested only in for loops with constant bounds whose ranges cover each
+  dimension (no if, no while, no early return around it). An element O never wrote would
+  otherwise show X's value instead of 0.
 
 "Read at most once" is shown conservatively: X is never written, X is read at exactly one place
 in the program, and that place runs once per iteration of counted loops whose variables index
@@ -28,6 +31,7 @@ class _Site:
     node: Index
     loops: tuple[str | None, ...]  # loop variables, None for a loop that is not counted
     stmt: object = None
+    ranges: dict[str, tuple[int, int]] | None = None  # constant for-loop ranges; None: not sure to run
 
 
 @dataclass
@@ -68,12 +72,27 @@ def _counted_var(loop) -> str | None:
     return None if v in _assigned(body) else v
 
 
-def _scan(body, scan: _Scan, loops: tuple, stmt=None) -> None:
+def _has_jump(node) -> bool:
+    """Whether an early return (a Jump) is anywhere inside a checked node."""
+    if isinstance(node, Jump):
+        return True
+    if isinstance(node, tuple):
+        return any(_has_jump(n) for n in node)
+    if hasattr(node, "__dataclass_fields__"):
+        return any(_has_jump(getattr(node, f)) for f in node.__dataclass_fields__ if f != "loc")
+    return False
+
+
+def _scan(body, scan: _Scan, loops: tuple, ranges: dict | None = None) -> None:
+    """Record the array sites of a statement list; ``ranges`` is None unless every statement of
+    the list certainly runs once per iteration of its for loops (the constant ranges given)."""
+    if ranges is not None and _has_jump(tuple(body)):
+        ranges = None
     for s in body:
         match s:
             case Assign(target=t, value=v):
                 if isinstance(t, Index):
-                    scan.writes.setdefault(t.base, []).append(_Site(t, loops, s))
+                    scan.writes.setdefault(t.base, []).append(_Site(t, loops, s, ranges))
                     for i in t.indices:
                         _expr(i, scan, loops, s)
                 _expr(v, scan, loops, s)
@@ -81,11 +100,13 @@ def _scan(body, scan: _Scan, loops: tuple, stmt=None) -> None:
                 inner = loops + (_counted_var(s),)
                 _expr(c, scan, inner, s)
                 _scan(b, scan, inner)
-            case For(lo=lo, hi=hi, body=b):
+            case For(var=v, lo=lo, hi=hi, body=b):
                 _expr(lo, scan, loops, s)
                 inner = loops + (_counted_var(s),)
                 _expr(hi, scan, inner, s)
-                _scan(b, scan, inner)
+                constant = isinstance(lo, Num) and isinstance(hi, Num) and inner[-1] is not None
+                _scan(b, scan, inner, {**ranges, v: (lo.value, hi.value)}
+                      if ranges is not None and constant else None)
             case If(cond=c, then=t, orelse=o):
                 _expr(c, scan, loops, s)
                 _scan(t, scan, loops)
@@ -129,6 +150,32 @@ def _loop_var_of(e) -> tuple[str | None, bool]:
     return None, False
 
 
+def _covered(e, ranges: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
+    """The first and last index an index of :func:`_loop_var_of`'s forms takes over ``ranges``."""
+    match e:
+        case Name(id=v) if v in ranges:
+            lo, hi = ranges[v]
+            return lo, hi - 1
+        case Binary(op="+", left=Name() as x, right=Num(value=k)) | \
+                Binary(op="+", left=Num(value=k), right=Name() as x):
+            span = _covered(x, ranges)
+            return (span[0] + k, span[1] + k) if span else None
+        case Binary(op="-", left=Name() as x, right=Num(value=k)):
+            span = _covered(x, ranges)
+            return (span[0] - k, span[1] - k) if span else None
+        case Binary(op="-", left=Num(value=k), right=Name() as x):
+            span = _covered(x, ranges)
+            return (k - span[1], k - span[0]) if span else None
+    return None
+
+
+def _writes_all(site: _Site, shape: tuple[int, ...]) -> bool:
+    """True when ``site`` (already known to write each element at most once) writes them all."""
+    if site.ranges is None or any(lo >= hi for lo, hi in site.ranges.values()):
+        return False
+    return all(_covered(i, site.ranges) == (0, n - 1) for i, n in zip(site.node.indices, shape))
+
+
 def _once(site: _Site) -> bool:
     """True when ``site`` touches each element at most once in a run (see module docstring)."""
     if any(v is None for v in site.loops):
@@ -154,7 +201,7 @@ class Plan:
 def plan(checked: Checked) -> Plan:
     """Decide what --clobber may overwrite in this kernel."""
     scan = _Scan()
-    _scan(checked.body, scan, ())
+    _scan(checked.body, scan, (), {})
     syms = {s.name: s for s in checked.symbols}
     once = {name for name, sites in scan.reads.items()
             if syms[name].role == "input" and name not in scan.writes and len(sites) == 1
@@ -162,7 +209,8 @@ def plan(checked: Checked) -> Plan:
     aliases = []
     for out, writes in scan.writes.items():
         o = syms[out]
-        if o.role != "output" or out in scan.reads or len(writes) != 1 or not _once(writes[0]):
+        if o.role != "output" or out in scan.reads or len(writes) != 1 or not _once(writes[0]) \
+                or not _writes_all(writes[0], o.shape):
             continue
         w = writes[0]
         for x in sorted(once):

@@ -360,17 +360,27 @@ class Lowerer:
         Declared locations come first, then implicit scalars in order of first use, the order
         the assembler gives them, so printed INCA-A re-assembles to an equal program.
         """
-        explicit = {n: s.dtype for n, s in self.syms.items() if not s.implicit}
-        inferred = infer_scalar_types(instrs, explicit)
+        known = {n: s.dtype for n, s in self.syms.items() if not s.implicit}
+        while True:  # the assembler infers from the declared types, so infer again from those
+            inferred = infer_scalar_types(instrs, known)
+            loud = {n: self.syms[n].dtype for n in inferred if not self.quiet(self.syms[n], inferred)}
+            if not loud:
+                break
+            known.update(loud)
         first_use = {name: n for n, name in enumerate(inferred)}
         declared, implicit = [], []
         for s in self.syms.values():
             init = float(s.value) if s.dtype == "f64" else int(s.value)
-            quiet = s.implicit and not s.shape and inferred.get(s.name) == s.dtype and s.value == 0
+            quiet = s.name in inferred and self.quiet(s, inferred)
             d = Decl(s.name, s.role, s.dtype, tuple(s.shape), init, quiet, self.aliases.get(s.name), s.loc)
             (implicit if quiet else declared).append(d)
         implicit.sort(key=lambda d: first_use[d.name])
         return tuple(declared + implicit)
+
+    @staticmethod
+    def quiet(s: Sym, inferred: dict[str, str]) -> bool:
+        """Whether the assembler would infer this location as it is (so it needs no directive)."""
+        return s.implicit and not s.shape and inferred.get(s.name) == s.dtype and s.value == 0
 
 
 def lower(checked: Checked, name: str, clobber: bool = False) -> Program:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ...lang.isa import I64_MAX, I64_MIN
 from .ast import Binary, BoolOp, Call, Compare, Expr, IfExpr, Name, Not, Num, Unary
 
 
@@ -30,7 +31,18 @@ _REL = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a 
 
 
 def evaluate(e: Expr, params: dict[str, int]) -> int:
-    """The integer value of a param expression over already-known ``params``."""
+    """The integer value of a param expression over already-known ``params``.
+
+    Every value, intermediate ones included, must fit in i64 (params become i64 immediates), which
+    also keeps the evaluation of any text cheap.
+    """
+    v = _evaluate(e, params)
+    if not I64_MIN <= v <= I64_MAX:
+        raise ParamError(f"the value {v} does not fit in i64", e)
+    return v
+
+
+def _evaluate(e: Expr, params: dict[str, int]) -> int:
     match e:
         case Num(value=v, is_float=False):
             return int(v)
@@ -46,8 +58,8 @@ def evaluate(e: Expr, params: dict[str, int]) -> int:
             x, y = evaluate(a, params), evaluate(b, params)
             if op in "/%" and y == 0:
                 raise ParamError("division by zero in a param expression", e)
-            if op in ("<<", ">>") and y < 0:
-                raise ParamError("negative shift count in a param expression", e)
+            if op in ("<<", ">>") and not 0 <= y <= 63:
+                raise ParamError(f"shift count {y} in a param expression is not between 0 and 63", e)
             return _BIN[op](x, y)
         case Compare(op=op, left=a, right=b):
             return int(_REL[op](evaluate(a, params), evaluate(b, params)))

@@ -29,6 +29,7 @@ from lark.parsers.lalr_parser_state import ParserState
 
 from ... import lang as _lang_package
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean
+from ...lang.isa import I64_MAX
 from . import ast
 
 #: Parse trees deeper than this are rejected: the passes after the parser walk the tree
@@ -767,8 +768,9 @@ class _Builder(Transformer_NonRecursive):
 
     def neg(self, meta, children):
         operand = children[1]
-        if isinstance(operand, ast.Num):
+        if isinstance(operand, ast.Num) and (operand.is_float or operand.value >= -I64_MAX):
             # `-7` is a literal, as the spec lists it, so `x = -7` is a simple PUTL at -O0.
+            # `-(-9223372036854775808)` stays a negation: it wraps to itself in i64.
             return ast.Num(-operand.value, operand.is_float, self.q.meta_loc(meta))
         return ast.Unary("-", operand, self.q.meta_loc(meta))
 

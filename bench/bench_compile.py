@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Compile speed of ``incac`` against its targets.
+
+Not a test: a script that prints numbers. Run it from the repository root after installing
+(``pip install -e .``)::
+
+    python bench/bench_compile.py              # best of 5 for each figure (about 40 s)
+    python bench/bench_compile.py --runs 3 --profile   # also print a cProfile of the 10k compile
+
+Figures:
+
+(a) ``incac --version`` and ``incac --help`` as whole processes (the installed ``incac`` script
+    beside this Python), against 0.2 s;
+(b) each kernel of examples/kernels compiled at PAYLOAD=8192 as a whole process
+    (``incac K.incaq --payload 8192 -o OUT``), against 0.4 s;
+(c) generated INCA-Q programs of 1,000 and 10,000 statements (assignments, if/else, for and
+    while loops, not deeply nested; one fresh variable per 10 statements) compiled in-process
+    (parse, check, lower, encode), against 3 s for 10,000 statements and a 10k/1k ratio of at
+    most 12.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from inca.compiler.incaq.pipeline import compile_source
+from inca.lang.diagnostics import Source
+from inca.lang.tuples import encode
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNELS = ROOT / "examples" / "kernels"
+TARGET_START_S = 0.2
+TARGET_KERNEL_S = 0.4
+TARGET_10K_S = 3.0
+TARGET_RATIO = 12.0
+
+# Ten statements per unit (nested ones counted): u is the unit number, a fresh variable each.
+UNIT = """\
+v{u} = v{u} + A[{j}] * {c} - s
+if t < {k} and s > 0.5 then {{
+    t = t + {c}
+    s = s * 0.5
+}} else {{
+    B[{j}] = s
+}}
+for i in 0 .. N do {{
+    s = s + A[i] * B[i]
+}}
+w = (v{u} + {c}.5) * (s - t)
+while t > {k} do {{
+    t = t - 3
+}}
+"""
+
+
+def generated(statements: int) -> str:
+    """An INCA-Q program of ``statements`` statements (a multiple of 10)."""
+    units = statements // 10
+    head = ["param N = 16", "input A: f64[N]", "output B: f64[N]", "output s: f64", "output t: i64"]
+    head += [f"var v{u}: f64" for u in range(units)]
+    body = [UNIT.format(u=u, j=u % 16, c=u % 9 + 1, k=u * 7 % 1000) for u in range(units)]
+    return "\n".join(head) + "\n" + "".join(body)
+
+
+def incac() -> list[str]:
+    """The installed incac script next to this interpreter (no shell shims in between)."""
+    script = Path(sys.executable).parent / "incac"
+    if script.is_file():
+        return [str(script)]
+    found = shutil.which("incac")
+    return [found] if found else [sys.executable, "-m", "inca.compiler.driver"]
+
+
+def best_process(argv: list[str], runs: int) -> float:
+    """Best wall time of a whole process over ``runs`` runs."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        times.append(time.perf_counter() - start)
+        if proc.returncode != 0:
+            sys.exit(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stderr}")
+    return min(times)
+
+
+def best_compile(text: str, runs: int) -> tuple[float, int]:
+    """Best in-process compile time (parse, check, lower, encode) and the tuple count."""
+    src = Source("generated.incaq", text)
+    times, n = [], 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        n = len(encode(compile_source(src)).tuples)
+        times.append(time.perf_counter() - start)
+    return min(times), n
+
+
+def verdict(value: float, target: float) -> str:
+    return f"{'ok' if value <= target else 'MISSED'} (target {target:g})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=5, help="runs per figure; the best is shown")
+    ap.add_argument("--profile", action="store_true", help="print a cProfile of the 10k compile")
+    args = ap.parse_args(argv)
+    tool = incac()
+    print(f"python {sys.version.split()[0]}, incac: {' '.join(tool)}, best of {args.runs} runs")
+    for flag in ("--version", "--help"):
+        t = best_process(tool + [flag], args.runs)
+        print(f"{'incac ' + flag:<30} {t:6.3f} s  {verdict(t, TARGET_START_S)}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in sorted(KERNELS.glob("*.incaq")):
+            out = Path(tmp) / f"{k.stem}.tuples.json"
+            t = best_process(tool + [str(k), "--payload", "8192", "-o", str(out)], args.runs)
+            print(f"{'kernel ' + k.stem:<30} {t:6.3f} s  {verdict(t, TARGET_KERNEL_S)}")
+    compile_source(Source("warm.incaq", "x = 1\n"))  # build the parser once, as a process would
+    small, n_small = best_compile(generated(1_000), args.runs)
+    large, n_large = best_compile(generated(10_000), args.runs)
+    print(f"{'1,000 statements':<30} {small:6.3f} s  ({n_small} tuples)")
+    print(f"{'10,000 statements':<30} {large:6.3f} s  {verdict(large, TARGET_10K_S)} ({n_large} tuples)")
+    print(f"{'ratio 10k / 1k':<30} {large / small:6.2f}    {verdict(large / small, TARGET_RATIO)}")
+    if args.profile:
+        src = Source("generated.incaq", generated(10_000))
+        prof = cProfile.Profile()
+        prof.runcall(compile_source, src)
+        pstats.Stats(prof).sort_stats("tottime").print_stats(20)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
