@@ -1,0 +1,144 @@
+"""``inca report``: the whole sweep against the paper, its formats and its diagnostics.
+
+The report runs in-process through ``inca.interpreter.cli.main`` (the function ``inca`` runs) with
+two worker processes. The full default sweep (8 kernels x 7 payloads x 2 profiles x 2 variants)
+is run once per module, as CSV; the other formats are checked on a smaller sweep against the
+same rows. The paper's figures are read through ``paper.py`` at test time.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import paper
+from inca.interpreter import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNELS_DIR = ROOT / "examples" / "kernels"
+KERNELS = ("convolution", "dot-product", "filter", "hadamard-product", "linear-interpolation",
+           "matrix-multiplication", "matrix-transpose", "matrix-unpack")
+EXACT = ("dot-product", "hadamard-product", "matrix-transpose", "matrix-multiplication")
+COLUMNS = ["kernel", "variant", "profile", "payload", "instructions", "time_us",
+           "paper_instructions", "paper_time_us"]
+PROFILES = ("scratchpad", "base")
+VARIANTS = ("default", "clobber")
+
+
+def report(*args: str) -> tuple[int, str, str]:
+    """``inca report ARGS`` in-process: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["report", "--kernels-dir", str(KERNELS_DIR), "--paper", str(paper.paper_dir()), "-q",
+            "-j", "2", *args]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def sweep() -> tuple[list[str], dict[tuple[str, str, str, int], dict[str, str]]]:
+    """The full default sweep as CSV: (header, rows by (kernel, variant, profile, payload))."""
+    code, out, err = report("--format", "csv", "--profiles", ",".join(PROFILES))
+    assert code == 0 and err == "", err
+    reader = csv.DictReader(io.StringIO(out))
+    rows = {(r["kernel"], r["variant"], r["profile"], int(r["payload"])): r for r in reader}
+    return reader.fieldnames, rows
+
+
+def test_csv_covers_every_combination(sweep):
+    header, rows = sweep
+    assert header == COLUMNS
+    want = {(k, v, p, n) for k in KERNELS for v in VARIANTS for p in PROFILES for n in paper.PAYLOADS}
+    assert set(rows) == want and len(rows) == 8 * 2 * 2 * 7
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("kernel", EXACT)
+def test_exact_kernels_equal_paper(sweep, kernel, profile):
+    _, rows = sweep
+    for p in paper.PAYLOADS:
+        r = rows[(kernel, "default", profile, p)]
+        assert int(r["instructions"]) == int(r["paper_instructions"]) == paper.instruction_count(kernel, p)
+        assert r["time_us"] == r["paper_time_us"] == paper.runtime_us(kernel, profile, p)
+
+
+@pytest.mark.parametrize("kernel", ("dot-product", "hadamard-product"))
+def test_clobber_rows_equal_paper(sweep, kernel):
+    _, rows = sweep
+    for p in paper.PAYLOADS:
+        r = rows[(kernel, "clobber", "scratchpad", p)]
+        assert r["time_us"] == r["paper_time_us"] == paper.runtime_us(kernel, "clobber", p)
+        assert r["paper_instructions"] == ""  # the paper published no clobber counts
+        assert rows[(kernel, "clobber", "base", p)]["paper_time_us"] == ""  # nor base clobber times
+
+
+def test_new_kernels_carry_paper_figures(sweep):
+    """The other kernels are not reproductions, but their rows show the paper's figures beside."""
+    _, rows = sweep
+    for kernel in set(KERNELS) - set(EXACT):
+        for p in paper.PAYLOADS:
+            for profile in PROFILES:
+                r = rows[(kernel, "default", profile, p)]
+                assert int(r["paper_instructions"]) == paper.instruction_count(kernel, p)
+                assert r["paper_time_us"] == paper.runtime_us(kernel, profile, p)
+                assert int(r["instructions"]) > 0 and float(r["time_us"]) > 0
+            clobber = rows[(kernel, "clobber", "scratchpad", p)]
+            assert clobber["paper_instructions"] == clobber["paper_time_us"] == ""
+
+
+SMALL = ("--kernels", "dot-product,filter", "--payloads", "128,1024", "--profiles", "scratchpad,base")
+
+
+def test_json_has_the_same_rows(sweep):
+    _, rows = sweep
+    code, out, err = report("--format", "json", *SMALL)
+    assert code == 0 and err == ""
+    doc = json.loads(out)
+    assert len(doc) == 2 * 2 * 2 * 2
+    for d in doc:
+        assert list(d) == COLUMNS
+        want = rows[(d["kernel"], d["variant"], d["profile"], d["payload"])]
+        assert {k: "" if v is None else str(v) for k, v in d.items()} == want
+
+
+def test_markdown_has_the_same_rows(sweep):
+    _, rows = sweep
+    code, out, err = report("--format", "markdown", *SMALL)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].startswith("| kernel | variant | profile | payload | instr | paper | time_us |")
+    body = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+    assert len(body) == 16
+    for kernel, variant, profile, payload, instr, paper_instr, time_us, paper_us, match, _ in body:
+        want = rows[(kernel, variant, profile, int(payload))]
+        assert (instr, paper_instr, time_us, paper_us) == (
+            want["instructions"], want["paper_instructions"], want["time_us"], want["paper_time_us"])
+        published = [(want[a], want[b]) for a, b in (("instructions", "paper_instructions"),
+                                                     ("time_us", "paper_time_us")) if want[b]]
+        assert match == ("" if not published else
+                         "exact" if all(x == y for x, y in published) else "differs")
+        assert match == {"dot-product": "exact", "filter": "differs"}[kernel] or not published
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--kernels", "dot-product,no-such-kernel"), "error: no kernel named no-such-kernel"),
+    (("--variants", "default,fast"), "error: unknown variant fast"),
+    (("--profiles", "scratchpad,scratchpad-9000g"), "error: unknown profile 'scratchpad-9000g'"),
+])
+def test_unknown_names_are_diagnosed(args, message):
+    code, out, err = report(*args)
+    assert code == 1 and out == ""
+    assert message in err and "hint:" in err and "Traceback" not in err
+
+
+def test_plot_writes_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "runtimes.png"
+    code, _, err = report("--kernels", "dot-product", "--payloads", "128,256", "--format", "csv",
+                          "--plot", str(target))
+    assert code == 0, err
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
