@@ -26,7 +26,7 @@ setup(
     packages=list(PACKAGES),
     package_dir=PACKAGES,
     package_data={"inca.lang": ["*.lark"], "inca.stdlib": ["*.incaq"]},
-    install_requires=["lark>=1.1.9,<2"],
+    install_requires=["lark>=1.1.9,<2", "prompt_toolkit>=3.0.36,<4"],
     extras_require={
         "test": ["pytest>=7.4,<10", "hypothesis>=6.90,<7"],
         "repl": ["prompt_toolkit>=3.0.36,<4"],

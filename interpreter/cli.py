@@ -1,6 +1,7 @@
 """``inca``: run INCA programs on the reference NIC model.
 
-Subcommands: ``run`` (execute a program and report counts and modeled time). Heavy modules are
+Subcommands: ``run`` (execute a program and report counts and modeled time), ``report`` and
+``repl`` (an interactive session; bare ``inca`` on a terminal starts it too). Heavy modules are
 imported inside the handlers so ``inca --version`` stays instant.
 """
 from __future__ import annotations
@@ -82,17 +83,47 @@ def build_parser() -> argparse.ArgumentParser:
                      help="worker processes (default: one per core)")
     rep.add_argument("-o", dest="output", metavar="FILE", help="write the report to FILE")
     rep.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_repl_parser(sub)
     return parser
+
+
+def add_repl_parser(sub) -> None:
+    """``inca repl``: its options (docs/repl.md describes the session)."""
+    repl = sub.add_parser(
+        "repl", help="an interactive session on a live NIC model",
+        description="Type INCA-Q statements (or INCA-A after :asm) and run them on a NIC model\n"
+                    "whose memory persists; load, step and inspect kernels. :help lists the\n"
+                    "commands. With stdin not a terminal, lines are read one by one with no\n"
+                    "prompt (inca repl < session.txt).",
+        epilog="examples:\n  inca repl\n  inca repl examples/kernels/dot-product.incaq --profile base\n"
+               "  inca repl < session.txt\n\nhistory: $INCA_HISTORY (empty: none), else ~/.inca_history",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    repl.add_argument("file", nargs="?", help="a program to :load at the start")
+    repl.add_argument("--profile", default="scratchpad",
+                      help="scratchpad (default), base, scratchpad-400g, scratchpad-1000g, or a .toml file")
+    repl.add_argument("--param", metavar="NAME=VALUE", action="append", type=_param, default=[],
+                      help="override a profile parameter, e.g. link_gbps=400")
+    repl.add_argument("--max-steps", type=positive_int, default=100_000_000, metavar="N",
+                      help="stop a runaway statement or program after N tuples (default 100000000)")
+    repl.add_argument("-I", dest="include", metavar="DIR", action="append", default=[],
+                      help="add a folder to the INCA-Q module search path (for use)")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``inca`` command."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None and argv is None and sys.stdin.isatty() and sys.stdout.isatty():
+        # the bare command typed at a terminal; a caller passing argv gets the help instead
+        args = parser.parse_args(["repl"])
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
     try:
+        if args.command == "repl":
+            from .repl import cmd_repl
+
+            return cmd_repl(args)
         if args.command == "report":
             from .report import cmd_report
 

@@ -318,11 +318,13 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     return Execution(by_k, steps, wall)
 
 
-def _fault(prep: Prepared, pc: int, exc: Exception) -> RuntimeFault:
+def fault_at(prep: Prepared, pc: int, exc: Exception) -> RuntimeFault:
+    """A fault of the tuple armed on ``pc`` (shared with the stepper so messages agree)."""
     return RuntimeFault(str(exc), prep.k_at[pc])
 
 
-def _off_end(prep: Prepared, pc: int) -> RuntimeFault:
+def off_end(prep: Prepared, pc: int) -> RuntimeFault:
+    """The PC reached a value nothing is armed on (past the end without END, or a gap)."""
     if pc == prep.size - 1:
         return RuntimeFault(f"the PC reached {pc}, past the last instruction, without END",
                             None, "off-end")
@@ -348,13 +350,13 @@ def _run_fast(prep: Prepared, counter: CountingEvent, fires: list[int], max_step
             pc = apply[bits[pc]](f())
     except (BoundsFault, ArithmeticFault) as exc:
         counter.value = pc
-        raise _fault(prep, pc, exc) from None
+        raise fault_at(prep, pc, exc) from None
     counter.value = pc
     if steps > budget:
         fires[pc] -= 1
         raise StepLimit(f"the kernel did not finish within {max_steps} steps", prep.k_at[pc], "steps")
     if fetch[pc] is None:
-        raise _off_end(prep, pc)
+        raise off_end(prep, pc)
     return steps
 
 
@@ -369,7 +371,7 @@ def _run_traced(nic: NIC, prep: Prepared, counter: CountingEvent, fires: list[in
         f = fetch[pc]
         if f is None:
             counter.value = pc
-            raise _off_end(prep, pc)
+            raise off_end(prep, pc)
         k = prep.k_at[pc]
         if f is _END:
             out.write(f"{k:>6}  {describe(k)} pc {pc} -> done{'':>18} "
@@ -383,7 +385,7 @@ def _run_traced(nic: NIC, prep: Prepared, counter: CountingEvent, fires: list[in
             pc = apply[bits[pc]](f())
         except (BoundsFault, ArithmeticFault) as exc:
             counter.value = pc
-            raise _fault(prep, pc, exc) from None
+            raise fault_at(prep, pc, exc) from None
         fires[before] += 1
         steps += 1
         total += cost(k)
