@@ -20,6 +20,9 @@ from .nic import NIC, NICError
 from .profiles import Profile
 
 CLASSES = ("PUTL", "ALU", "BLEZ", "JMP")
+# The model keeps every element in a Python list; beyond this much modeled data (host memory
+# has no capacity in the model) the simulation itself would exhaust the machine.
+SIMULATION_LIMIT = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,11 @@ def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
     """Bind buffers, write inputs, post MEs and arm triggered ops; returns (pc, done) counters."""
     capacity = nic.profile.capacity
     need = sum(b.nbytes for b in tp.buffers if b.alias is None)
+    if need > SIMULATION_LIMIT:
+        raise DiagnosticError([Diagnostic(
+            f"the program's data needs {need} bytes; the reference model simulates at most "
+            f"{SIMULATION_LIMIT} bytes (1 GiB)", None, "use a smaller payload",
+            file=tp.source or "inca")])
     if capacity is not None and need > capacity:
         raise DiagnosticError([Diagnostic(
             f"the program's data needs {need} bytes but the scratchpad of profile "

@@ -351,3 +351,11 @@ def test_hadamard_parallel_rows_match_the_paper(payload):
     assert time_us_text(r2.time_ns) == rows["parallel"][payload]
     assert time_us_text(r1.time_ns) == rows["parallel-clobber"][payload]
     assert r2.outputs["C"] == [6.0] * n and r1.outputs["A"] == [6.0] * n
+
+
+def test_data_beyond_the_simulation_limit_is_a_diagnostic(run_asm):
+    # regression: under the base profile (no capacity) a huge array crashed with MemoryError
+    with pytest.raises(DiagnosticError) as e:
+        run_asm(".input A f64[100000000000]\n.output y f64\nPUTL y, A[0]\nEND\n", profile="base")
+    assert e.value.diagnostics[0].message == ("the program's data needs 800000000008 bytes; the "
+                                              "reference model simulates at most 1073741824 bytes (1 GiB)")

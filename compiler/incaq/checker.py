@@ -16,13 +16,13 @@ from ...lang.isa import I64_MAX, I64_MIN
 from .ast import (Assign, Binary, BoolOp, Call, CallStmt, Compare, Expr, For, Func, If, IfExpr,
                   Index, Module, Name, Not, Num, Param, Return, Stmt, TypeRef, Unary, Use, VarDecl,
                   While)
+from .modules import BUILTINS, ModuleLoader, calls_in
 from .params import ParamError, evaluate
 
 #: Blocks may nest this deep, counting the bodies of inlined functions: about what the parser
 #: allows in one file, and far enough inside Python's recursion limit for the later passes.
 MAX_DEPTH = 100
 
-BUILTINS = {"min": 2, "max": 2, "abs": 1, "i64": 1, "f64": 1}
 ARITH = {"+", "-", "*", "/", "%"}
 BITWISE = {"&", "|", "^", "<<", ">>"}
 
@@ -125,7 +125,7 @@ class _Ctx:
     jumped: bool = False
 
 
-class Checker:
+class Checker(ModuleLoader):
     """Checks one kernel with its modules; collects every diagnostic."""
 
     def __init__(self, sources: dict[str, Source], defines: dict[str, int], include: tuple[str, ...],
@@ -142,6 +142,8 @@ class Checker:
         self.calls: dict[str, int] = {}
         self.recursive: set[str] = set()
         self.modules: set[str] = set()
+        self.broken_modules = False  # a module was missing or did not parse
+        self.poisoned: set[str] = set()  # params whose value could not be computed
         self.depth = 0  # blocks entered, inlined function bodies included
         self.kernel_names: frozenset[str] = frozenset()  # what the kernel's scope may declare
 
@@ -156,85 +158,6 @@ class Checker:
         self._seen.add(key)
         src = self.sources.get(loc.file) if loc else None
         self.diags.append(src.diag(loc, message, hint) if src else Diagnostic(message, loc, hint))
-
-    # ---- modules -------------------------------------------------------------------------
-
-    def load_uses(self, module: Module, path: str) -> None:
-        """Load every module a file uses (each once), collecting their functions."""
-        for item in module.items:
-            if isinstance(item, Use):
-                self._use(item, Path(path).parent)
-            elif isinstance(item, Func):
-                self._add_func(item)
-
-    def _use(self, use: Use, here: Path) -> None:
-        from importlib import resources
-
-        stdlib = Path(str(resources.files("inca.stdlib")))
-        for folder in (here, *map(Path, self.include), stdlib):
-            path = folder / f"{use.name}.incaq"
-            if path.is_file():
-                break
-        else:
-            self.error(use, f"module '{use.name}' not found",
-                       f"looked for {use.name}.incaq in {here or '.'}, the -I folders and the stdlib")
-            return
-        key = str(path.resolve())
-        if key in self.modules:
-            return
-        self.modules.add(key)
-        from .parser import parse
-
-        src = Source(str(path), path.read_text(encoding="utf-8"))
-        self.sources[src.name] = src
-        try:
-            mod = parse(src)
-        except DiagnosticError as e:
-            self.diags.extend(e.diagnostics)
-            return
-        for item in mod.items:
-            if not isinstance(item, (Use, Func)):
-                self.error(item, f"module '{use.name}' may only define functions and use modules")
-        self.load_uses(mod, str(path))
-
-    def _add_func(self, f: Func) -> None:
-        if f.name in BUILTINS:
-            self.error(f, f"'{f.name}' is a builtin function and cannot be redefined")
-        elif f.name in self.funcs:
-            prev = self.funcs[f.name].loc
-            self.error(f, f"function '{f.name}' is defined twice",
-                       f"first defined at {prev.file}:{prev.line}")
-        else:
-            self.funcs[f.name] = f
-
-    # ---- recursion -----------------------------------------------------------------------
-
-    def find_recursion(self) -> None:
-        """Report every call cycle (the NIC has no call stack; functions are inlined)."""
-        graph = {name: sorted(_calls_in(f.body) & set(self.funcs)) for name, f in self.funcs.items()}
-        state: dict[str, int] = {}
-        reported: set[frozenset] = set()
-
-        def visit(n: str, path: list[str]) -> None:
-            state[n] = 1
-            path.append(n)
-            for m in graph[n]:
-                if state.get(m) == 1:
-                    cycle = path[path.index(m):] + [m]
-                    self.recursive.update(cycle)
-                    if frozenset(cycle) not in reported:
-                        reported.add(frozenset(cycle))
-                        self.error(self.funcs[m], "recursion is not supported: "
-                                   + " -> ".join(cycle), "functions are inlined (the NIC has no "
-                                   "call stack); rewrite the recursion as a loop")
-                elif state.get(m) is None:
-                    visit(m, path)
-            path.pop()
-            state[n] = 2
-
-        for name in graph:
-            if name not in state:
-                visit(name, [])
 
     # ---- declarations --------------------------------------------------------------------
 
@@ -257,24 +180,22 @@ class Checker:
         scope.names[source_name] = sym
         return sym
 
-    def dims(self, t: TypeRef, scope: _Scope, open_ok: bool) -> tuple[int | None, ...] | None:
-        """Evaluate a type's dimensions (None for an open extent, allowed in function params)."""
+    def dims(self, t: TypeRef) -> tuple[int | None, ...]:
+        """Evaluate a type's dimensions; None for an extent that is open (``f64[]``, which the
+        grammar allows in function parameters only) or that could not be computed (reported)."""
         out: list[int | None] = []
         for d in t.dims:
-            if d is None:
-                if not open_ok:
-                    self.error(t, "only function parameters may leave an array extent open")
-                    return None
+            if d is None or param_names(d) & self.poisoned:
                 out.append(None)
                 continue
             try:
                 v = evaluate(d, self.params)
             except ParamError as e:
                 self.error(e.node, e.message, e.hint)
-                return None
-            if v <= 0:
+                v = None
+            if v is not None and v <= 0:
                 self.error(d, f"array dimension must be positive, not {v}")
-                return None
+                v = None
             out.append(v)
         return tuple(out)
 
@@ -289,12 +210,16 @@ class Checker:
                 self.diags.append(Diagnostic(f"-D {p.name}={value}: the value does not fit in i64",
                                              file=p.loc.file))
                 value = 1
+        elif param_names(p.value) & self.poisoned:
+            self.poisoned.add(p.name)  # its own error was reported where the chain starts
+            value = 1
         else:
             try:
                 value = evaluate(p.value, self.params)
             except ParamError as e:
                 self.error(e.node, e.message, e.hint)
-                value = 1  # keep checking with a harmless stand-in
+                self.poisoned.add(p.name)
+                value = 1  # keep checking with a stand-in; nothing derived from it is reported
         self.params[p.name] = value
         self.declare(scope, Sym(p.name, "param", "i64", value=value, loc=p.loc), p.name)
 
@@ -303,17 +228,12 @@ class Checker:
 
         Top-level declarations are initialised when the program is loaded (no instruction).
         """
-        if d.type.base not in ("i64", "f64"):
-            self.error(d.type, f"unknown type '{d.type.base}'", did_you_mean(d.type.base, ("i64", "f64")))
-            return []
         if d.name in scope.names:
             prev = scope.names[d.name].loc
             self.error(d, f"'{d.name}' is already defined",
                        f"first defined at line {prev.line}" if prev else None)
             return []
-        shape = self.dims(d.type, scope, open_ok=False)
-        if shape is None:
-            return []
+        shape = self.dims(d.type)
         init = d.init.value if d.init is not None else 0
         if d.init is not None and d.type.base == "i64" and d.init.is_float:
             self.error(d.init, "an i64 cannot be initialised with a float")
@@ -372,7 +292,7 @@ class Checker:
                 pre_hi, hi_c, hi_t = self.expr(hi, scope)
                 if "f64" in (lo_t, hi_t):
                     self.error(lo if lo_t == "f64" else hi, "for-loop bounds must be i64")
-                if pre_hi or (hi_c is not None and _calls_in(hi) - BUILTINS.keys()):
+                if pre_hi or (hi_c is not None and calls_in(hi) - BUILTINS.keys()):
                     self.error(hi, "the bound of a for loop cannot call a function",
                                "compute it into a scalar before the loop")
                 var = self.target(Name(v, s.loc), scope, "i64")
@@ -407,7 +327,7 @@ class Checker:
                                    "convert explicitly with i64(...)")
                     out = pre + [Assign(Name(ctx.ret.name, s.loc), value, s.loc)]
         elif ctx.ret is not None:
-            self.error(s, f"function '{ctx.func.name}' must return a {ctx.ret.dtype} value")
+            self.error(s, f"function '{ctx.func.name}' must return an {ctx.ret.dtype} value")
         if not (ctx.func.body and ctx.func.body[-1] is s):  # a final return just falls through
             ctx.jumped = True
             out.append(Jump(ctx.end, s.loc))
@@ -422,6 +342,10 @@ class Checker:
                 self.error(t, f"'{name}' is not declared", did_you_mean(name, scope.visible())
                            or "declare arrays with input, output, inout or var")
                 return None
+            sym = self.declare(scope, Sym(name, "scalar", vt, loc=t.loc, implicit=True), name)
+            return Name(sym.name, t.loc)
+        if sym.kind == "param" and scope.func is not None and name not in scope.names:
+            # a kernel param seen inside a function: assigning it makes a local, as `var` would
             sym = self.declare(scope, Sym(name, "scalar", vt, loc=t.loc, implicit=True), name)
             return Name(sym.name, t.loc)
         if sym.kind == "param":
@@ -454,11 +378,17 @@ class Checker:
             pre, c, t = self.expr(i, scope)
             if c is None:
                 return None
-            if pre or _calls_in(i) - BUILTINS.keys():  # (a call's value is a Seq, not in pre)
+            if pre or calls_in(i) - BUILTINS.keys():  # (a call's value is a Seq, not in pre)
                 self.error(i, "an index cannot call a function", "compute it into a scalar first")
                 return None
             if t != "i64":
                 self.error(i, "an index must be i64", "convert with i64(...)")
+                return None
+            size = sym.shape[len(out)]
+            k = constant(c)
+            if k is not None and size is not None and not 0 <= k < size:
+                self.error(i, f"index {k} is out of bounds for '{e.base}' (dimension of size {size})",
+                           f"valid indices are 0 to {size - 1}")
                 return None
             out.append(c)
         return tuple(out)
@@ -579,7 +509,8 @@ class Checker:
             hint = did_you_mean(c.func, list(self.funcs) + list(BUILTINS))
             if c.func in ("isqrt",):
                 hint = "isqrt is available in param expressions only"
-            self.error(c, f"unknown function '{c.func}'", hint)
+            if not self.broken_modules:  # else the missing module's error already explains it
+                self.error(c, f"unknown function '{c.func}'", hint)
             return [], None, "i64"
         if c.func in self.recursive:
             return [], None, "i64"
@@ -645,15 +576,17 @@ class Checker:
         if sym is None or sym.kind != "array":
             self.error(a, f"argument '{p.name}' of '{f.name}' must be an array name")
             return False
-        dims = self.dims(p.type, inner, open_ok=True)
-        if dims is None:
-            return False
+        dims = self.dims(p.type)
         # an extent is None when open (a parameter of the function being checked on its own)
         if sym.dtype != p.type.base or len(sym.shape) != len(dims) or any(
                 d is not None and s is not None and d != s for d, s in zip(dims, sym.shape)):
             want = p.type.base + "".join(f"[{'' if d is None else d}]" for d in dims)
             have = sym.dtype + "".join(f"[{s}]" for s in sym.shape)
             self.error(a, f"argument '{p.name}' of '{f.name}' must be {want}, but '{a.id}' is {have}")
+            return False
+        if sym.role == "input" and not self.clobber and p.name in written_arrays(f.body):
+            self.error(a, f"'{a.id}' is an input, but '{f.name}' writes its parameter '{p.name}'",
+                       "declare it inout, or compile with --clobber to compute over inputs")
             return False
         inner.names[p.name] = sym
         return True
@@ -667,7 +600,7 @@ class Checker:
         for p in f.params:
             if p.name in scope.names:
                 self.error(p, f"function '{f.name}' has two parameters named '{p.name}'")
-            dims = self.dims(p.type, scope, open_ok=True) if p.type.dims else ()
+            dims = self.dims(p.type) if p.type.dims else ()
             shape = dims or ()
             scope.names[p.name] = Sym(f"__{p.name}", "array" if p.type.dims else "scalar",
                                       p.type.base, shape, "var", loc=p.loc)
@@ -717,21 +650,6 @@ def _text(t) -> str:
     return t.id if isinstance(t, Name) else t.base + "[...]"
 
 
-def _calls_in(node) -> set[str]:
-    """Names of every function called anywhere inside a node."""
-    out: set[str] = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Call):
-            out.add(n.func)
-        if isinstance(n, (list, tuple)):
-            stack.extend(n)
-        elif hasattr(n, "__dataclass_fields__"):
-            stack.extend(getattr(n, f) for f in n.__dataclass_fields__ if f != "loc")
-    return out
-
-
 def _declared_names(stmts) -> set[str]:
     """Every name a statement list may declare in its own scope (not inside functions)."""
     out: set[str] = set()
@@ -763,3 +681,48 @@ def check(module: Module, source: Source, defines: dict[str, int] | None = None,
           include: tuple[str, ...] = (), clobber: bool = False) -> Checked:
     """Check a parsed kernel (and the modules it uses)."""
     return Checker({source.name: source}, defines or {}, include, clobber).run(module, source.name)
+
+
+def constant(e) -> int | None:
+    """The value of an integer expression made of literals only (params are literals by now)."""
+    match e:
+        case Num(value=v, is_float=False):
+            return int(v)
+        case Unary(op="-", operand=x):
+            v = constant(x)
+            return -v if v is not None else None
+        case Binary(op="+" | "-" | "*", left=a, right=b):
+            x, y = constant(a), constant(b)
+            if x is None or y is None:
+                return None
+            return x + y if e.op == "+" else x - y if e.op == "-" else x * y
+    return None
+
+
+def written_arrays(stmts) -> set[str]:
+    """Names of arrays whose elements a statement list assigns (calls are checked when inlined)."""
+    out: set[str] = set()
+    for s in stmts:
+        match s:
+            case Assign(target=Index(base=b)):
+                out.add(b)
+            case For(body=b) | While(body=b):
+                out |= written_arrays(b)
+            case If(then=t, orelse=o):
+                out |= written_arrays(t) | written_arrays(o)
+    return out
+
+
+def param_names(e) -> set[str]:
+    """Every name an expression reads."""
+    out: set[str] = set()
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Name):
+            out.add(n.id)
+        elif isinstance(n, tuple):
+            stack.extend(n)
+        elif hasattr(n, "__dataclass_fields__"):
+            stack.extend(getattr(n, f) for f in n.__dataclass_fields__ if f != "loc")
+    return out

@@ -87,5 +87,5 @@ def _evaluate(e: Expr, params: dict[str, int]) -> int:
             raise ParamError(f"'{f}' cannot be used in a param expression", e,
                              "param expressions may use min, max, isqrt, abs and if-then-else")
     raise ParamError("this cannot be computed at compile time", e,
-                     "param expressions use integers, other params, + - * / %, min, max, isqrt "
-                     "and if-then-else")
+                     "param expressions use integers, other params, + - * / % << >> & | ^, "
+                     "comparisons, and/or/not, min, max, isqrt, abs and if-then-else")
