@@ -18,7 +18,8 @@ from ..compiler.assembler import Assembler
 from ..compiler.frontend import kind_of, read_source
 from ..compiler.incaq.ast import (Assign, CallStmt, For, Func, If, Module, Name, Num, Param,
                                   TypeRef, Use, VarDecl, While)
-from ..compiler.incaq.checker import BUILTINS, Checker, Sym, check
+from ..compiler.incaq.checked import Sym
+from ..compiler.incaq.checker import BUILTINS, Checker, check
 from ..compiler.incaq.lower import lower
 from ..compiler.incaq.parser import parse
 from ..compiler.printer import print_program

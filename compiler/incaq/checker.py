@@ -5,127 +5,32 @@ locals renamed apart), every param replaced by its value, every user function ca
 used as a value becomes a :class:`Seq`: statements to run, then the result), and three nodes of its
 own: :class:`Seq`, :class:`Jump` and :class:`Mark` (an early ``return`` jumps to the end of its
 inlined body). Its symbol table gives every location's role, type and shape.
+
+The checked AST's types are in :mod:`.checked`; calls and inlining in :mod:`.inliner`; loading
+``use``d modules and finding recursion in :mod:`.modules`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 
-from ...lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean
+from ...lang.diagnostics import Diagnostic, DiagnosticError, Source, did_you_mean
 from ...lang.isa import I64_MAX, I64_MIN
 from .ast import (Assign, Binary, BoolOp, Call, CallStmt, Compare, Expr, For, Func, If, IfExpr,
                   Index, Module, Name, Not, Num, Param, Return, Stmt, TypeRef, Unary, Use, VarDecl,
                   While)
+from .checked import Checked, Ctx, Jump, Scope, Seq, Sym
+from .inliner import Inliner
 from .modules import BUILTINS, ModuleLoader, calls_in
 from .params import ParamError, evaluate
 
 #: Blocks may nest this deep, counting the bodies of inlined functions: about what the parser
 #: allows in one file, and far enough inside Python's recursion limit for the later passes.
-MAX_DEPTH = 100
 
 ARITH = {"+", "-", "*", "/", "%"}
 BITWISE = {"&", "|", "^", "<<", ">>"}
 
 
-@dataclass(frozen=True)
-class Sym:
-    """A location of the compiled program (or a param, while checking)."""
-
-    name: str  # the name in INCA-A
-    kind: str  # scalar | array | param
-    dtype: str = "i64"
-    shape: tuple[int | None, ...] = ()
-    role: str = "var"  # input | output | inout | var
-    value: int | float = 0  # a param's value, or a declared initial value
-    loc: Loc | None = field(default=None, compare=False)
-    implicit: bool = False  # declared by its first assignment, a function parameter or a result
-
-
-@dataclass(frozen=True)
-class Seq:
-    """Run ``pre`` (an inlined call), then the value is ``value``."""
-
-    pre: tuple
-    value: Expr
-    loc: Loc | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class Jump:
-    """Continue at :class:`Mark` ``label`` (an early return of an inlined function)."""
-
-    label: str
-    loc: Loc | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class Mark:
-    """A jump target."""
-
-    label: str
-    loc: Loc | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class Checked:
-    """A whole kernel after checking: its locations and its flat body."""
-
-    symbols: tuple[Sym, ...]
-    body: tuple
-    params: tuple[tuple[str, int], ...] = ()
-
-
-def type_of(e, syms: dict[str, Sym]) -> str:
-    """The element type of a checked expression."""
-    match e:
-        case Num(is_float=f):
-            return "f64" if f else "i64"
-        case Name(id=n) | Index(base=n):
-            return syms[n].dtype
-        case Seq(value=v):
-            return type_of(v, syms)
-        case Unary(operand=x):
-            return type_of(x, syms)
-        case Compare() | BoolOp() | Not():
-            return "i64"
-        case Binary(left=a, right=b):
-            return "f64" if "f64" in (type_of(a, syms), type_of(b, syms)) else "i64"
-        case Call(func="i64"):
-            return "i64"
-        case Call(func="f64"):
-            return "f64"
-        case Call(args=args):
-            return "f64" if any(type_of(a, syms) == "f64" for a in args) else "i64"
-    raise TypeError(f"not a checked expression: {e!r}")
-
-
-class _Scope:
-    """Names visible in the kernel body or in one inlined function body."""
-
-    def __init__(self, parent: "_Scope | None", prefix: str = "", func: str | None = None):
-        self.parent, self.prefix, self.func = parent, prefix, func
-        self.names: dict[str, Sym] = {}
-
-    def lookup(self, name: str) -> Sym | None:
-        if name in self.names:
-            return self.names[name]
-        return self.parent.lookup(name) if self.parent else None
-
-    def visible(self) -> list[str]:
-        return list(self.names) + (self.parent.visible() if self.parent else [])
-
-
-@dataclass
-class _Ctx:
-    """Where a ``return`` goes inside the function being inlined."""
-
-    func: Func
-    ret: Sym | None
-    end: str
-    jumped: bool = False
-
-
-class Checker(ModuleLoader):
+class Checker(ModuleLoader, Inliner):
     """Checks one kernel with its modules; collects every diagnostic."""
 
     def __init__(self, sources: dict[str, Source], defines: dict[str, int], include: tuple[str, ...],
@@ -168,7 +73,7 @@ class Checker(ModuleLoader):
             name += "_"
         return name
 
-    def declare(self, scope: _Scope, sym: Sym, source_name: str) -> Sym:
+    def declare(self, scope: Scope, sym: Sym, source_name: str) -> Sym:
         """Add a symbol to a scope (and to the program, under a unique final name).
 
         The kernel's own names are kept as written (the host reads outputs by name); only
@@ -199,7 +104,7 @@ class Checker(ModuleLoader):
             out.append(v)
         return tuple(out)
 
-    def param(self, p: Param, scope: _Scope) -> None:
+    def param(self, p: Param, scope: Scope) -> None:
         """Evaluate a param (or take its -D value)."""
         if scope.lookup(p.name) is not None:
             self.error(p, f"'{p.name}' is already defined")
@@ -223,7 +128,7 @@ class Checker(ModuleLoader):
         self.params[p.name] = value
         self.declare(scope, Sym(p.name, "param", "i64", value=value, loc=p.loc), p.name)
 
-    def var_decl(self, d: VarDecl, scope: _Scope, top: bool = False) -> list:
+    def var_decl(self, d: VarDecl, scope: Scope, top: bool = False) -> list:
         """Declare a location; inside a block its initial value becomes an assignment.
 
         Top-level declarations are initialised when the program is loaded (no instruction).
@@ -248,7 +153,7 @@ class Checker(ModuleLoader):
 
     # ---- statements ----------------------------------------------------------------------
 
-    def block(self, stmts, scope: _Scope, ctx: _Ctx | None) -> list:
+    def block(self, stmts, scope: Scope, ctx: Ctx | None) -> list:
         """Check a statement list (one level deeper)."""
         out: list = []
         self.depth += 1
@@ -257,7 +162,7 @@ class Checker(ModuleLoader):
         self.depth -= 1
         return out
 
-    def stmt(self, s: Stmt, scope: _Scope, ctx: _Ctx | None) -> list:
+    def stmt(self, s: Stmt, scope: Scope, ctx: Ctx | None) -> list:
         """Check one statement; returns its checked form (several statements after inlining)."""
         match s:
             case Assign(target=t, value=v):
@@ -309,7 +214,7 @@ class Checker(ModuleLoader):
         self.error(s, "this declaration is only allowed at the top level of a file")
         return []
 
-    def ret(self, s: Return, v, scope: _Scope, ctx: _Ctx | None) -> list:
+    def ret(self, s: Return, v, scope: Scope, ctx: Ctx | None) -> list:
         """``return``: assign the result variable, then jump to the end of the inlined body."""
         if ctx is None:
             self.error(s, "'return' outside a function")
@@ -333,7 +238,7 @@ class Checker(ModuleLoader):
             out.append(Jump(ctx.end, s.loc))
         return out
 
-    def target(self, t, scope: _Scope, vt: str) -> Name | Index | None:
+    def target(self, t, scope: Scope, vt: str) -> Name | Index | None:
         """Resolve an assignment target; a new scalar name is declared with the value's type."""
         name = t.id if isinstance(t, Name) else t.base
         sym = scope.lookup(name)
@@ -363,7 +268,7 @@ class Checker(ModuleLoader):
         idx = self.indices(t, sym, scope)
         return Index(sym.name, idx, t.loc) if idx is not None else None
 
-    def indices(self, e: Index, sym: Sym, scope: _Scope) -> tuple | None:
+    def indices(self, e: Index, sym: Sym, scope: Scope) -> tuple | None:
         """Check an element's indices (count, i64, no calls)."""
         if sym.kind != "array":
             self.error(e, f"'{e.base}' is a {'param' if sym.kind == 'param' else 'scalar'} and "
@@ -401,7 +306,7 @@ class Checker(ModuleLoader):
             self.error(n, f"the integer {n.value} does not fit in i64",
                        "i64 values lie between -9223372036854775808 and 9223372036854775807")
 
-    def expr(self, e: Expr, scope: _Scope) -> tuple[list, Expr | None, str]:
+    def expr(self, e: Expr, scope: Scope) -> tuple[list, Expr | None, str]:
         """Check a value expression: (statements to run first, checked expression, type)."""
         match e:
             case Num(is_float=f):
@@ -464,7 +369,7 @@ class Checker(ModuleLoader):
         self.error(e, "unexpected expression")
         return [], None, "i64"
 
-    def cond(self, e: Expr, scope: _Scope):
+    def cond(self, e: Expr, scope: Scope):
         """Check a condition: comparisons combined with and/or/not. Calls inside stay as Seq."""
         match e:
             case BoolOp(op=op, left=a, right=b):
@@ -487,132 +392,6 @@ class Checker(ModuleLoader):
         self.error(e, "a condition must be a comparison", "e.g. while x > 0 do { ... }")
         return None
 
-    def call(self, c: Call, scope: _Scope, want_value: bool) -> tuple[list, Expr | None, str]:
-        """A builtin call stays; a user function call is inlined."""
-        if c.func in BUILTINS:
-            want = BUILTINS[c.func]
-            if len(c.args) != want:
-                self.error(c, f"{c.func} takes {want} argument{'s' * (want > 1)}, not {len(c.args)}")
-                return [], None, "i64"
-            pre, args, types = [], [], []
-            for a in c.args:
-                p, ca, ta = self.expr(a, scope)
-                pre += p
-                args.append(ca)
-                types.append(ta)
-            if any(a is None for a in args):
-                return pre, None, "i64"
-            t = c.func if c.func in ("i64", "f64") else ("f64" if "f64" in types else "i64")
-            return pre, Call(c.func, tuple(args), c.loc), t
-        f = self.funcs.get(c.func)
-        if f is None:
-            hint = did_you_mean(c.func, list(self.funcs) + list(BUILTINS))
-            if c.func in ("isqrt",):
-                hint = "isqrt is available in param expressions only"
-            if not self.broken_modules:  # else the missing module's error already explains it
-                self.error(c, f"unknown function '{c.func}'", hint)
-            return [], None, "i64"
-        if c.func in self.recursive:
-            return [], None, "i64"
-        if self.depth >= MAX_DEPTH:
-            self.error(c, f"calling '{f.name}' here nests blocks more than {MAX_DEPTH} levels deep "
-                       "once functions are inlined", "call it from a less deeply nested place")
-            return [], None, "i64"
-        if want_value and f.ret is None:
-            self.error(c, f"function '{f.name}' returns no value")
-            return [], None, "i64"
-        if len(c.args) != len(f.params):
-            self.error(c, f"function '{f.name}' takes {len(f.params)} argument"
-                       f"{'s' * (len(f.params) != 1)}, not {len(c.args)}")
-            return [], None, "i64"
-        return self.inline(f, c, scope)
-
-    def inline(self, f: Func, c: Call, scope: _Scope) -> tuple[list, Expr | None, str]:
-        """Bind arguments (scalars by value, arrays by reference) and check the renamed body."""
-        n = self.calls[f.name] = self.calls.get(f.name, 0) + 1
-        inner = _Scope(_Scope(None), f"{f.name}{n}_", f.name)
-        for name, value in self.params.items():
-            inner.parent.names[name] = Sym(name, "param", "i64", value=value)
-        pre: list = []
-        ok = True
-        for p, a in zip(f.params, c.args):
-            if p.type.dims:
-                if not self.bind_array(p, a, scope, inner, f):
-                    ok = False  # check the body against a stand-in, not a missing name
-                    self.declare(inner, Sym(p.name, "array", p.type.base, (None,) * len(p.type.dims),
-                                            loc=p.loc), p.name)
-                continue
-            pa, ca, ta = self.expr(a, scope)
-            if ca is None:
-                ok = False
-                continue
-            if p.type.base == "i64" and ta == "f64":
-                self.error(a, f"argument '{p.name}' of '{f.name}' is i64 but this value is f64",
-                           "convert explicitly with i64(...)")
-                ok = False
-            sym = self.declare(inner, Sym(p.name, "scalar", p.type.base, loc=p.loc, implicit=True),
-                               p.name)
-            pre += pa + [Assign(Name(sym.name, a.loc), ca, a.loc)]
-        ret = None
-        if f.ret is not None:
-            ret = self.declare(inner, Sym("ret", "scalar", f.ret.base, loc=f.loc, implicit=True),
-                               "return value")
-        ctx = _Ctx(f, ret, self.fresh(f"{f.name}{n}_end"))
-        body = self.block(f.body, inner, ctx)
-        if ret is not None and not _always_returns(f.body):
-            self.error(f, f"function '{f.name}' can reach its end without returning a value")
-        if ctx.jumped:
-            body.append(Mark(ctx.end, f.loc))
-        if not ok:
-            return pre + body, None, "i64"
-        result = Name(ret.name, c.loc) if ret is not None else None
-        if result is None:
-            return pre + body, None, "i64"
-        return [], Seq(tuple(pre + body), result, c.loc), ret.dtype
-
-    def bind_array(self, p, a, scope: _Scope, inner: _Scope, f: Func) -> bool:
-        """Pass an array by reference; its element type, rank and fixed extents must agree."""
-        sym = scope.lookup(a.id) if isinstance(a, Name) else None
-        if sym is None or sym.kind != "array":
-            self.error(a, f"argument '{p.name}' of '{f.name}' must be an array name")
-            return False
-        dims = self.dims(p.type)
-        # an extent is None when open (a parameter of the function being checked on its own)
-        if sym.dtype != p.type.base or len(sym.shape) != len(dims) or any(
-                d is not None and s is not None and d != s for d, s in zip(dims, sym.shape)):
-            want = p.type.base + "".join(f"[{'' if d is None else d}]" for d in dims)
-            have = sym.dtype + "".join(f"[{s}]" for s in sym.shape)
-            self.error(a, f"argument '{p.name}' of '{f.name}' must be {want}, but '{a.id}' is {have}")
-            return False
-        if sym.role == "input" and not self.clobber and p.name in written_arrays(f.body):
-            self.error(a, f"'{a.id}' is an input, but '{f.name}' writes its parameter '{p.name}'",
-                       "declare it inout, or compile with --clobber to compute over inputs")
-            return False
-        inner.names[p.name] = sym
-        return True
-
-    def check_function(self, f: Func) -> None:
-        """Check a function body on its own (so errors show even if it is never called)."""
-        scope = _Scope(_Scope(None), f"__{f.name}_", f.name)
-        for name, value in self.params.items():
-            scope.parent.names[name] = Sym(name, "param", "i64", value=value)
-        saved = dict(self.symbols)
-        for p in f.params:
-            if p.name in scope.names:
-                self.error(p, f"function '{f.name}' has two parameters named '{p.name}'")
-            dims = self.dims(p.type) if p.type.dims else ()
-            shape = dims or ()
-            scope.names[p.name] = Sym(f"__{p.name}", "array" if p.type.dims else "scalar",
-                                      p.type.base, shape, "var", loc=p.loc)
-            self.symbols[f"__{p.name}"] = scope.names[p.name]
-        ret = Sym("__ret", "scalar", f.ret.base) if f.ret is not None else None
-        if ret is not None:
-            self.symbols["__ret"] = ret
-        self.block(f.body, scope, _Ctx(f, ret, "__end"))
-        if ret is not None and not _always_returns(f.body):
-            self.error(f, f"function '{f.name}' can reach its end without returning a value")
-        self.symbols = saved
-
     # ---- the whole kernel ----------------------------------------------------------------
 
     def run(self, module: Module, path: str) -> Checked:
@@ -620,7 +399,7 @@ class Checker(ModuleLoader):
         self.load_uses(module, path)
         self.find_recursion()
         self.kernel_names = frozenset(_declared_names(module.items))
-        top = _Scope(None)
+        top = Scope(None)
         body: list = []
         for item in module.items:
             match item:
@@ -666,17 +445,6 @@ def _declared_names(stmts) -> set[str]:
     return out
 
 
-def _always_returns(stmts) -> bool:
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, Return):
-        return True
-    if isinstance(last, If):
-        return _always_returns(last.then) and _always_returns(last.orelse)
-    return False
-
-
 def check(module: Module, source: Source, defines: dict[str, int] | None = None,
           include: tuple[str, ...] = (), clobber: bool = False) -> Checked:
     """Check a parsed kernel (and the modules it uses)."""
@@ -697,20 +465,6 @@ def constant(e) -> int | None:
                 return None
             return x + y if e.op == "+" else x - y if e.op == "-" else x * y
     return None
-
-
-def written_arrays(stmts) -> set[str]:
-    """Names of arrays whose elements a statement list assigns (calls are checked when inlined)."""
-    out: set[str] = set()
-    for s in stmts:
-        match s:
-            case Assign(target=Index(base=b)):
-                out.add(b)
-            case For(body=b) | While(body=b):
-                out |= written_arrays(b)
-            case If(then=t, orelse=o):
-                out |= written_arrays(t) | written_arrays(o)
-    return out
 
 
 def param_names(e) -> set[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary, While
-from .checker import Checked, Jump, Mark, Seq
+from .checked import Checked, Jump, Mark, Seq
 
 
 @dataclass

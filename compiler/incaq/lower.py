@@ -20,7 +20,7 @@ from ...lang.diagnostics import Loc
 from ...lang.inference import infer_scalar_types
 from ...lang.program import Affine, Decl, Imm, Instr, Operand, Program, Ref
 from .ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary, While
-from .checker import Checked, Jump, Mark, Seq, Sym, type_of
+from .checked import Checked, Jump, Mark, Seq, Sym, type_of
 
 ALU = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "&": "AND", "|": "OR",
        "^": "XOR", "<<": "SHL", ">>": "SHR", "min": "MIN", "max": "MAX"}
