@@ -28,8 +28,8 @@ setup(
     package_data={"inca.lang": ["*.lark"], "inca.stdlib": ["*.incaq"]},
     install_requires=["lark>=1.1.9,<2", "prompt_toolkit>=3.0.36,<4"],
     extras_require={
-        "test": ["pytest>=7.4,<10", "hypothesis>=6.90,<7"],
-        "repl": ["prompt_toolkit>=3.0.36,<4"],
+        # matplotlib is here so the test suite exercises `inca report --plot` too
+        "test": ["pytest>=7.4,<10", "hypothesis>=6.90,<7", "matplotlib>=3.7,<4"],
         "plot": ["matplotlib>=3.7,<4"],
     },
     entry_points={
