@@ -17,7 +17,7 @@ What each node's ``loc`` spans:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Iterator, Union
 
 from ...lang.diagnostics import Loc
 
@@ -263,6 +263,32 @@ Expr = Union[Num, Name, Index, Call, Unary, Binary, Compare, BoolOp, Not, IfExpr
 Stmt = Union[Assign, CallStmt, While, If, For, Return, VarDecl]
 Item = Union[Use, Param, VarDecl, Func, Stmt]
 Node = Union[Module, Item, FuncParam, TypeRef, Expr]
+
+
+# ---- traversal ---------------------------------------------------------------------------------------
+
+
+def nodes(root) -> Iterator:
+    """Every node inside ``root`` (itself included), depth first, without recursion."""
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (list, tuple)):
+            stack.extend(reversed(n))
+        elif hasattr(n, "__dataclass_fields__"):
+            yield n
+            stack.extend(reversed([getattr(n, f) for f in n.__dataclass_fields__ if f != "loc"]))
+
+
+def statements(body) -> Iterator:
+    """Every statement of a block and of the blocks nested in it (not inside expressions)."""
+    for s in body:
+        yield s
+        if isinstance(s, (While, For)):
+            yield from statements(s.body)
+        elif isinstance(s, If):
+            yield from statements(s.then)
+            yield from statements(s.orelse)
 
 
 # ---- dump ------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from ...lang.diagnostics import Diagnostic, DiagnosticError, Source, did_you_mea
 from ...lang.isa import I64_MAX, I64_MIN
 from .ast import (Assign, Binary, BoolOp, Call, CallStmt, Compare, Expr, For, Func, If, IfExpr,
                   Index, Module, Name, Not, Num, Param, Return, Stmt, TypeRef, Unary, Use, VarDecl,
-                  While)
+                  While, nodes, statements)
 from .checked import Checked, Ctx, Jump, Scope, Seq, Sym
 from .inliner import Inliner
 from .modules import BUILTINS, ModuleLoader, calls_in
@@ -432,16 +432,10 @@ def _text(t) -> str:
 def _declared_names(stmts) -> set[str]:
     """Every name a statement list may declare in its own scope (not inside functions)."""
     out: set[str] = set()
-    for s in stmts:
+    for s in statements(stmts):
         match s:
-            case VarDecl(name=n) | Assign(target=Name(id=n)):
+            case VarDecl(name=n) | Assign(target=Name(id=n)) | For(var=n):
                 out.add(n)
-            case For(var=v, body=b):
-                out |= {v} | _declared_names(b)
-            case While(body=b):
-                out |= _declared_names(b)
-            case If(then=t, orelse=o):
-                out |= _declared_names(t) | _declared_names(o)
     return out
 
 
@@ -469,14 +463,4 @@ def constant(e) -> int | None:
 
 def param_names(e) -> set[str]:
     """Every name an expression reads."""
-    out: set[str] = set()
-    stack = [e]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Name):
-            out.add(n.id)
-        elif isinstance(n, tuple):
-            stack.extend(n)
-        elif hasattr(n, "__dataclass_fields__"):
-            stack.extend(getattr(n, f) for f in n.__dataclass_fields__ if f != "loc")
-    return out
+    return {n.id for n in nodes(e) if isinstance(n, Name)}

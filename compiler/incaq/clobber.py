@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary, While
+from .ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary, While,
+                  statements)
 from .checked import Checked, Jump, Mark, Seq
 
 
@@ -43,16 +44,10 @@ class _Scan:
 def _assigned(body) -> set[str]:
     """Scalar names assigned anywhere in a statement list (loop variables included)."""
     out: set[str] = set()
-    for s in body:
+    for s in statements(body):
         match s:
-            case Assign(target=Name(id=n)):
+            case Assign(target=Name(id=n)) | For(var=n):
                 out.add(n)
-            case For(var=v, body=b):
-                out |= {v} | _assigned(b)
-            case While(body=b):
-                out |= _assigned(b)
-            case If(then=t, orelse=o):
-                out |= _assigned(t) | _assigned(o)
     return out
 
 

@@ -7,7 +7,7 @@ assigns the result variable and jumps to the end of the inlined body.
 from __future__ import annotations
 
 from ...lang.diagnostics import did_you_mean
-from .ast import Assign, Call, Expr, For, Func, If, Index, Name, Return, While
+from .ast import Assign, Call, Expr, Func, If, Index, Name, Return, statements
 from .checked import Ctx, Mark, Scope, Seq, Sym
 from .modules import BUILTINS
 
@@ -157,13 +157,5 @@ def always_returns(stmts) -> bool:
 
 def written_arrays(stmts) -> set[str]:
     """Names of arrays whose elements a statement list assigns (calls are checked when inlined)."""
-    out: set[str] = set()
-    for s in stmts:
-        match s:
-            case Assign(target=Index(base=b)):
-                out.add(b)
-            case For(body=b) | While(body=b):
-                out |= written_arrays(b)
-            case If(then=t, orelse=o):
-                out |= written_arrays(t) | written_arrays(o)
-    return out
+    return {s.target.base for s in statements(stmts)
+            if isinstance(s, Assign) and isinstance(s.target, Index)}

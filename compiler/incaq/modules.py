@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...lang.diagnostics import DiagnosticError, Source
-from .ast import Call, Func, Module, Use
+from .ast import Call, Func, Module, Use, nodes
 
 BUILTINS = {"min": 2, "max": 2, "abs": 1, "i64": 1, "f64": 1}
 
@@ -99,14 +99,4 @@ class ModuleLoader:
 
 def calls_in(node) -> set[str]:
     """Names of every function called anywhere inside a node."""
-    out: set[str] = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Call):
-            out.add(n.func)
-        if isinstance(n, (list, tuple)):
-            stack.extend(n)
-        elif hasattr(n, "__dataclass_fields__"):
-            stack.extend(getattr(n, f) for f in n.__dataclass_fields__ if f != "loc")
-    return out
+    return {n.func for n in nodes(node) if isinstance(n, Call)}
