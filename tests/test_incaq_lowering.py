@@ -14,7 +14,7 @@ import pytest
 
 from inca.compiler import driver
 from inca.compiler.assembler import assemble_text
-from inca.compiler.frontend import Options, load_tuples
+from inca.compiler.frontend import load_tuples
 from inca.compiler.incaq.pipeline import compile_source
 from inca.compiler.printer import print_program
 from inca.interpreter import cli
