@@ -162,8 +162,8 @@ def cmd_run(args) -> int:
     from ..compiler.frontend import load_tuples
     from .engine import RuntimeFault, StepLimit
     from .inputs import gather_inputs, to_json_data, to_text
-    from .loader import execute, time_us_text
-    from .profiles import format_number, load_profile
+    from .loader import execute, summary_lines, time_us_text
+    from .profiles import load_profile
 
     tp = load_tuples(args.file, compile_options(args))
     profile = load_profile(args.profile, dict(args.param))
@@ -193,13 +193,7 @@ def cmd_run(args) -> int:
     missing = [b.name for b in tp.buffers if b.role in ("input", "inout") and b.name not in inputs]
     for name, value in r.outputs.items():
         print(f"{name} = {to_text(value, r.shapes[name], r.dtypes[name])}")
-    classes = ", ".join(f"{k} {v}" for k, v in r.by_class.items())
-    print(f"instructions    {r.instructions} ({classes})")
-    print(f"messages        {r.messages}")
-    print(f"memory accesses {r.memory_accesses}")
-    ns = format_number(r.time_ns)  # exact when it has a finite decimal form
-    print(f"time            {time_us_text(r.time_ns)} us "
-          f"({ns if '/' not in ns else f'{float(r.time_ns):.3f}'} ns)")
+    print("\n".join(summary_lines(r)))
     print(f"profile         {profile.describe()}")
     print(f"simulated       {r.wall_s:.4f} s, {r.tuples_per_s / 1e6:.2f} M tuples/s")
     if missing:

@@ -151,3 +151,20 @@ def summarize(tp: TupleProgram, nic: NIC, info: list[TupleInfo], ex: Execution,
 def time_us_text(time_ns: Fraction) -> str:
     """The paper's print format: ns/1000 as a double, two decimals."""
     return f"{float(time_ns / 1000):.2f}"
+
+
+def ns_text(time_ns: Fraction) -> str:
+    """Nanoseconds for people: exact when the value has a finite decimal form, else 3 decimals."""
+    from .profiles import format_number
+
+    exact = format_number(time_ns)
+    return exact if "/" not in exact else f"{float(time_ns):.3f}"
+
+
+def summary_lines(r: RunResult) -> list[str]:
+    """The statistics lines of a finished run, as ``inca run`` and the REPL print them."""
+    classes = ", ".join(f"{k} {v}" for k, v in r.by_class.items())
+    return [f"instructions    {r.instructions} ({classes})",
+            f"messages        {r.messages}",
+            f"memory accesses {r.memory_accesses}",
+            f"time            {time_us_text(r.time_ns)} us ({ns_text(r.time_ns)} ns)"]

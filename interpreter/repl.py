@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 from ..lang.diagnostics import EXIT_ERROR, EXIT_OK, DiagnosticError, Source, did_you_mean
 from ..lang.program import format_value
 from .inputs import nest, to_text
-from .loader import RunResult, time_us_text
+from .loader import RunResult, ns_text, summary_lines, time_us_text
 
 if TYPE_CHECKING:
     from .session import Session
@@ -171,11 +171,7 @@ def run_text(r: RunResult) -> str:
     """A finished run: its outputs and statistics, as ``inca run`` prints them."""
     lines = [f"{n} = {value_text(v if r.shapes[n] else [v], r.shapes[n], r.dtypes[n])}"
              for n, v in r.outputs.items()]
-    classes = ", ".join(f"{k} {v}" for k, v in r.by_class.items())
-    lines += [f"instructions    {r.instructions} ({classes})", f"messages        {r.messages}",
-              f"memory accesses {r.memory_accesses}",
-              f"time            {time_us_text(r.time_ns)} us ({float(r.time_ns):g} ns)"]
-    return "\n".join(lines)
+    return "\n".join(lines + summary_lines(r))
 
 
 def stats_table(rows: list[tuple[str, RunResult]]) -> str:
@@ -190,7 +186,7 @@ def stats_table(rows: list[tuple[str, RunResult]]) -> str:
     for i, (what, r) in enumerate(rows, 1):
         what = what if len(what) <= 32 else what[:29] + "..."
         out.append(f"{i:>3}  {what:<32} {r.instructions:>7} {r.messages:>7} "
-                   f"{r.memory_accesses:>8} {float(r.time_ns):>12g}  {r.profile.name}")
+                   f"{r.memory_accesses:>8} {ns_text(r.time_ns):>12}  {r.profile.name}")
         for k, v in r.by_class.items():
             total[k] += v
         msgs += r.messages
@@ -199,7 +195,7 @@ def stats_table(rows: list[tuple[str, RunResult]]) -> str:
     classes = ", ".join(f"{k} {v}" for k, v in total.items())
     out.append(f"total: {len(rows)} run{'s' * (len(rows) > 1)}, {sum(total.values())} "
                f"instructions ({classes}), {msgs} messages, {accesses} memory accesses, "
-               f"{time_us_text(time_ns)} us ({float(time_ns):g} ns)")
+               f"{time_us_text(time_ns)} us ({ns_text(time_ns)} ns)")
     return "\n".join(out)
 
 

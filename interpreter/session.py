@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..compiler.assembler import Assembler
-from ..compiler.frontend import kind_of, read_source
+from ..compiler.frontend import Options, kind_of, load_program, read_source
 from ..compiler.incaq.ast import (Assign, CallStmt, For, Func, If, Module, Name, Num, Param,
                                   TypeRef, Use, VarDecl, While)
 from ..compiler.incaq.checked import Sym
@@ -26,7 +26,7 @@ from ..compiler.printer import print_program
 from ..lang.diagnostics import (Diagnostic, DiagnosticError, Loc, Source, did_you_mean,
                                 quote_file)
 from ..lang.program import Decl, Instr, Program
-from ..lang.tuples import TupleProgram, encode, from_json, listing
+from ..lang.tuples import TupleProgram, encode, listing
 from .engine import RuntimeFault
 from .inputs import parse_input
 from .loader import RunResult, install, summarize, tuple_info
@@ -376,8 +376,7 @@ class Session(Debugging):
             names = set().union(*_top_names(module.items))
             keep = tuple(_decl(s) for s in checked.symbols if s.name in names)
         else:
-            prog = (Assembler(source, defines).run() if kind == ".incaa"
-                    else from_json(source.text, path).program())
+            prog = load_program(path, Options(defines, 0, tuple(self.include)))
             keep = tuple(d for d in prog.decls if not d.implicit)
         tp = encode(prog)
         self.run = None

@@ -20,7 +20,7 @@ from ..lang.isa import ArithmeticFault
 from ..lang.program import Decl, Program
 from ..lang.tuples import TupleProgram
 from .engine import BoundsFault, Execution, RuntimeFault, StepLimit, fault_at, off_end, prepare
-from .loader import RunResult, install, summarize, tuple_info
+from .loader import RunResult, install, ns_text, summarize, tuple_info
 from .nic import NIC
 from .profiles import Profile
 from .repl import Args, Reply, run_text
@@ -49,7 +49,6 @@ class Stepper:
         self.prep = prepare(self.nic, self.counter)
         self.fires = [0] * self.prep.size  # per PC value, as the engine counts them
         self.steps = 0
-        self.time_ns = Fraction(0)
         self.wall_s = 0.0
         self.finished = False
         self._where = [None] * self.prep.size
@@ -82,7 +81,7 @@ class Stepper:
         """
         if self.finished:
             return "end"
-        prep, tuples, info = self.prep, self.tp.tuples, self.info
+        prep, tuples = self.prep, self.tp.tuples
         fetch, bits, apply, k_at, fires = prep.fetch, prep.bits, prep.apply, prep.k_at, self.fires
         where = self._where
         pc = self.counter.value
@@ -108,8 +107,6 @@ class Stepper:
                 fires[pc] += 1
                 self.steps += 1
                 fired += 1
-                if info[k - 1].opclass.counted:
-                    self.time_ns += info[k - 1].cost
                 before, pc = pc, nxt
                 self.counter.value = pc
                 if breaks and where[pc] in breaks and where[pc] != where[before]:
@@ -120,6 +117,11 @@ class Stepper:
             raise
         finally:
             self.wall_s += time.perf_counter() - start
+
+    @property
+    def time_ns(self) -> Fraction:
+        """Modeled time so far: the executed tuples' costs, derived as for a finished run."""
+        return self.result().time_ns
 
     def execution(self) -> Execution:
         """Fire counts per tuple so far, in the engine's form."""
@@ -177,7 +179,7 @@ class Debugging:
         if self.run is None:
             return Reply("no program is running (:load one, then :step or :run)")
         return Reply(self.where_text() + f"\n  {self.run.steps} tuples fired, modeled time "
-                     f"{float(self.run.time_ns):g} ns")
+                     f"{ns_text(self.run.time_ns)} ns")
 
     def cmd_break(self, a: Args) -> Reply:
         """``:break [LINE]``: stop where the loaded program enters source line LINE; or list."""

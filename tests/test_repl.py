@@ -534,3 +534,19 @@ def test_terminal_completion_and_persistent_history(tmp_path):
     t.expect("incaq>")
     t.send("\x04")  # Ctrl-D ends the session
     assert t.close() == 0
+
+
+def test_run_summary_is_the_one_inca_run_prints():
+    # regression: the REPL kept its own copy of the summary and printed 3052760 ns as 3.05276e+06
+    from pathlib import Path
+
+    from inca.compiler.assembler import assemble_text
+    from inca.interpreter.loader import execute, summary_lines
+    from inca.interpreter.profiles import load_profile
+    from inca.interpreter.repl import run_text
+    from inca.lang.tuples import encode
+
+    text = (Path(__file__).resolve().parents[1] / "examples" / "asm" / "dot-product-slide23.incaa").read_text()
+    r = execute(encode(assemble_text(text.replace("50", "1024"))), load_profile("base"))
+    assert run_text(r).splitlines()[1:] == summary_lines(r)
+    assert summary_lines(r)[3] == "time            3052.76 us (3052760 ns)"
