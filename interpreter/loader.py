@@ -1,4 +1,5 @@
-"""The host side: install a tuple program on a NIC through its API, run it, read the results.
+"""The host side: install a tuple program on a NIC through its API, have the engine run the NIC,
+read the results.
 
 :func:`execute` is the one entry point the command-line tool, the REPL and the reports use.
 Statistics are derived from the engine's per-tuple fire counts and each tuple's static
@@ -15,7 +16,7 @@ from ..lang.diagnostics import Diagnostic, DiagnosticError
 from ..lang.isa import OPCODES, OpClass
 from ..lang.program import Imm, vector_elements
 from ..lang.tuples import DONE, PC, TupleProgram
-from .engine import Execution
+from .engine import Execution, run
 from .nic import NIC, NICError
 from .profiles import Profile
 
@@ -110,7 +111,7 @@ def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None =
     nic.ct_set(pc, 1)
     describe = (lambda k: _describe(tp, k)) if trace is not None else None
     cost = (lambda k: info[k - 1].cost) if trace is not None else None
-    ex: Execution = nic.run(pc, done, max_steps=max_steps, trace=trace, describe=describe, cost=cost)
+    ex: Execution = run(nic, pc, done, max_steps, trace, describe, cost)
     return summarize(tp, nic, info, ex, profile)
 
 
