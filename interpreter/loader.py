@@ -64,15 +64,26 @@ class RunResult:
     tuples_per_s: float
 
 
-def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
-    """Bind buffers, write inputs, post MEs and arm triggered ops; returns (pc, done) counters."""
-    capacity = nic.profile.capacity
-    need = sum(b.nbytes for b in tp.buffers if b.alias is None)
+def data_bytes(tp: TupleProgram) -> int:
+    """Bytes the program's locations occupy (an alias shares its buffer's)."""
+    return sum(b.nbytes for b in tp.buffers if b.alias is None)
+
+
+def check_simulable(tp: TupleProgram) -> None:
+    """Refuse a program whose data the model cannot hold, before anything allocates it."""
+    need = data_bytes(tp)
     if need > SIMULATION_LIMIT:
         raise DiagnosticError([Diagnostic(
             f"the program's data needs {need} bytes; the reference model simulates at most "
             f"{SIMULATION_LIMIT} bytes (1 GiB)", None, "use a smaller payload",
             file=tp.source or "inca")])
+
+
+def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
+    """Bind buffers, write inputs, post MEs and arm triggered ops; returns (pc, done) counters."""
+    check_simulable(tp)
+    capacity = nic.profile.capacity
+    need = data_bytes(tp)
     if capacity is not None and need > capacity:
         raise DiagnosticError([Diagnostic(
             f"the program's data needs {need} bytes but the scratchpad of profile "

@@ -129,17 +129,11 @@ def run_terminal(session: Session) -> int:
 
 def _interactive_feed(session: Session, line: str) -> bool:
     """Feed a typed line and show the reply; True when the session ends. Ctrl-C stops what is
-    running, and a bug in the toolchain is reported without ending the session."""
+    running (the session itself reports a bug in the toolchain and goes on)."""
     try:
         reply = session.feed(line)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr, flush=True)
-        return False
-    except Exception:  # a bug in the toolchain, never the user's fault
-        import traceback
-
-        traceback.print_exc()
-        print("inca: internal error; please report it with the input above", file=sys.stderr)
         return False
     show(reply, sys.stdout, sys.stderr)
     return reply.quit
@@ -163,7 +157,9 @@ def _plain_terminal(session: Session) -> int:
 def cmd_repl(args) -> int:
     """``inca repl`` (and bare ``inca`` on a terminal)."""
     profile = load_profile(args.profile, dict(args.param))
-    session = Session(profile, args.max_steps, tuple(args.include))
+    # INCA_DEBUG (set, not empty or 0): an internal error shows its traceback
+    debug = os.environ.get("INCA_DEBUG", "") not in ("", "0")
+    session = Session(profile, args.max_steps, tuple(args.include), debug)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if interactive:
         print(f"inca {__version__} REPL on the NIC model (profile {profile.name}). "

@@ -6,11 +6,14 @@ and the functions and ``use``d modules typed so far. Each complete chunk of INCA
 NIC holding the session's values (:func:`~.loader.install`), run by the engine and read back.
 INCA-A is assembled with the session's declarations already in scope. A loaded program runs on a
 :class:`~.stepper.Stepper`, so it can be stepped and stopped at breakpoints (:mod:`.debugger`).
-Commands and decisions are described in docs/repl.md.
+Every input goes through :meth:`Session.feed`, the one dispatch point: a diagnostic becomes an
+error reply, and an internal error (a bug) is reported in one line with the session's state as it
+was before the input. Commands and decisions are described in docs/repl.md.
 """
 from __future__ import annotations
 
 import re
+import traceback
 from dataclasses import replace
 
 from ..compiler.assembler import Assembler
@@ -23,7 +26,7 @@ from ..lang.tuples import TupleProgram, encode, listing
 from .debugger import Debugging, Loaded
 from .engine import RuntimeFault, run
 from .inputs import parse_input
-from .loader import RunResult, install, summarize, tuple_info
+from .loader import RunResult, check_simulable, install, summarize, tuple_info
 from .nic import NIC
 from .profiles import Profile, load_profile
 from .protocol import Args, Reply, changed, help_text, resolve, shape_text, stats_table, value_text
@@ -32,14 +35,19 @@ from .stepper import Stepper, Where
 PROMPTS = {"incaq": "incaq> ", "incaa": "incaa> "}
 CONTINUATION = "  ...> "
 _DIRECTIVE = re.compile(r"^[ \t]*\.[A-Za-z_]\w*[ \t]+([A-Za-z_]\w*)", re.M)
+# What an input may change, restored when it fails with an internal error (not the input count,
+# so input numbers stay unique, nor an unfinished block, which the input had already ended).
+_STATE = ("mode", "profile", "decls", "values", "params", "defs", "sources", "stats", "loaded",
+          "run", "breaks", "last")
 
 
 class Session(Debugging):
     """An interactive session on a live NIC model."""
 
     def __init__(self, profile: Profile, max_steps: int = 100_000_000,
-                 include: tuple[str, ...] = ()):
+                 include: tuple[str, ...] = (), debug: bool = False):
         self.profile = profile
+        self.debug = debug  # show an internal error's traceback
         self.max_steps = max_steps
         self.include = include
         self.mode = "incaq"
@@ -123,14 +131,49 @@ class Session(Debugging):
         return self._guard(self._chunk, line)
 
     def _guard(self, fn, text: str) -> Reply:
-        """Do one complete input; a diagnostic becomes an error reply and the session goes on.
+        """Do one complete input (every command and chunk comes through here).
 
-        A KeyboardInterrupt goes through to the input loop (only what had finished is kept)."""
+        A diagnostic becomes an error reply and the session goes on. Any other exception is a bug
+        in the toolchain, never the user's fault: it is reported in one line (with its traceback
+        when the session debugs) and the session is put back as it was before the input, so no
+        bug loses a session. A KeyboardInterrupt goes through to the input loop (only what had
+        finished is kept)."""
         self.count += 1
+        saved = self._save()
         try:
             return fn(text)
         except DiagnosticError as e:
             return Reply("\n".join(d.render() for d in e.diagnostics), error=True)
+        except Exception as exc:
+            return self._internal_error(text, exc, saved)
+
+    def _save(self) -> dict:
+        """The state an input may change (containers copied: their values are never mutated in
+        place, only replaced)."""
+        saved = {k: (v.copy() if isinstance(v, (dict, list, set)) else v)
+                 for k, v in ((k, getattr(self, k)) for k in _STATE)}
+        saved["run steps"] = self.run.steps if self.run is not None else None
+        return saved
+
+    def _internal_error(self, text: str, exc: Exception, saved: dict) -> Reply:
+        """Put the state back as ``saved`` and report ``exc`` as a bug."""
+        steps = saved.pop("run steps")
+        for k, v in saved.items():
+            setattr(self, k, v)
+        note = ""
+        if self.run is not None and (self.run.steps != steps or self.run.finished):
+            self.run = None  # it may have stopped inside a tuple: it cannot go on
+            note = "; the paused run was abandoned"
+        lines = text.strip().splitlines() or [""]
+        what = lines[0] + (" ..." if len(lines) > 1 else "")
+        what = what if len(what) <= 60 else what[:57] + "..."
+        cause = (str(exc).splitlines() or [""])[0][:200]
+        line = (f"<repl:{self.count}>: internal error in '{what}': {type(exc).__name__}"
+                f"{': ' + cause if cause else ''}; the session is as it was before this input"
+                f"{note}. Please report it with the input (INCA_DEBUG=1 shows the traceback)")
+        if self.debug:
+            line = "".join(traceback.format_exception(exc)) + line
+        return Reply(line, error=True)
 
     # ---- typed statements ------------------------------------------------------------------
 
@@ -295,6 +338,7 @@ class Session(Debugging):
             prog = load_program(path, Options(defines, 0, tuple(self.include)))
             keep = tuple(d for d in prog.decls if not d.implicit)
         tp = encode(prog)
+        check_simulable(tp)  # the session holds a copy of the locations it shares
         self.run = None
         if self.loaded is None or self.loaded.path != path:
             self.breaks.clear()
