@@ -167,7 +167,10 @@ class Session(Debugging):
         lines = text.strip().splitlines() or [""]
         what = lines[0] + (" ..." if len(lines) > 1 else "")
         what = what if len(what) <= 60 else what[:57] + "..."
-        cause = (str(exc).splitlines() or [""])[0][:200]
+        try:
+            cause = (str(exc).splitlines() or [""])[0][:200]
+        except Exception:  # a broken __str__ must not take the session down with it
+            cause = "(its message cannot be shown)"
         line = (f"<repl:{self.count}>: internal error in '{what}': {type(exc).__name__}"
                 f"{': ' + cause if cause else ''}; the session is as it was before this input"
                 f"{note}. Please report it with the input (INCA_DEBUG=1 shows the traceback)")

@@ -133,6 +133,20 @@ def test_a_paused_run_the_failure_did_not_touch_is_kept(s, monkeypatch):
     assert s.run is run
 
 
+def test_an_exception_that_cannot_describe_itself_is_reported_too(s, monkeypatch):
+    class Mute(Exception):
+        def __str__(self):
+            raise RuntimeError("no message")
+
+    def mute(*args):
+        raise Mute()
+
+    monkeypatch.setattr(Session, "cmd_stats", mute)
+    reply = s.feed(":stats")
+    assert "internal error in ':stats': Mute: (its message cannot be shown)" in reply.text
+    assert ok(s, "x") == "3"
+
+
 def test_debug_shows_the_traceback(monkeypatch):
     s = Session(load_profile("scratchpad"), debug=True)
     monkeypatch.setattr(Session, "cmd_stats", boom)
