@@ -1,4 +1,5 @@
-"""The host side: install a tuple program on a NIC through its API, run it, read the results.
+"""The host side: install a tuple program on a NIC through its API, have the engine run the NIC,
+read the results.
 
 :func:`execute` is the one entry point the command-line tool, the REPL and the reports use.
 Statistics are derived from the engine's per-tuple fire counts and each tuple's static
@@ -15,7 +16,7 @@ from ..lang.diagnostics import Diagnostic, DiagnosticError
 from ..lang.isa import OPCODES, OpClass
 from ..lang.program import Imm, vector_elements
 from ..lang.tuples import DONE, PC, TupleProgram
-from .engine import Execution
+from .engine import Execution, run
 from .nic import NIC, NICError
 from .profiles import Profile
 
@@ -63,15 +64,26 @@ class RunResult:
     tuples_per_s: float
 
 
-def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
-    """Bind buffers, write inputs, post MEs and arm triggered ops; returns (pc, done) counters."""
-    capacity = nic.profile.capacity
-    need = sum(b.nbytes for b in tp.buffers if b.alias is None)
+def data_bytes(tp: TupleProgram) -> int:
+    """Bytes the program's locations occupy (an alias shares its buffer's)."""
+    return sum(b.nbytes for b in tp.buffers if b.alias is None)
+
+
+def check_simulable(tp: TupleProgram) -> None:
+    """Refuse a program whose data the model cannot hold, before anything allocates it."""
+    need = data_bytes(tp)
     if need > SIMULATION_LIMIT:
         raise DiagnosticError([Diagnostic(
             f"the program's data needs {need} bytes; the reference model simulates at most "
             f"{SIMULATION_LIMIT} bytes (1 GiB)", None, "use a smaller payload",
             file=tp.source or "inca")])
+
+
+def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
+    """Bind buffers, write inputs, post MEs and arm triggered ops; returns (pc, done) counters."""
+    check_simulable(tp)
+    capacity = nic.profile.capacity
+    need = data_bytes(tp)
     if capacity is not None and need > capacity:
         raise DiagnosticError([Diagnostic(
             f"the program's data needs {need} bytes but the scratchpad of profile "
@@ -110,7 +122,7 @@ def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None =
     nic.ct_set(pc, 1)
     describe = (lambda k: _describe(tp, k)) if trace is not None else None
     cost = (lambda k: info[k - 1].cost) if trace is not None else None
-    ex: Execution = nic.run(pc, done, max_steps=max_steps, trace=trace, describe=describe, cost=cost)
+    ex: Execution = run(nic, pc, done, max_steps, trace, describe, cost)
     return summarize(tp, nic, info, ex, profile)
 
 

@@ -10,10 +10,11 @@ The host (here: :mod:`inca.interpreter.loader`) uses it the way a Portals progra
 * :meth:`NIC.triggered_put` arms a *persistent* triggered put on ``counter == threshold``
   (INCA's changed trigger: equality, re-armed after firing, so loops work);
 * :meth:`NIC.triggered_ct_inc` arms the triggered counter increment END becomes;
-* :meth:`NIC.ct_set` writes a counter (setting PC to 1 starts the kernel) and :meth:`NIC.run`
-  lets the NIC work until the host's completion counter moves.
+* :meth:`NIC.ct_set` writes a counter (setting PC to 1 starts the kernel).
 
-The NIC's execution is in :mod:`inca.interpreter.engine`.
+The NIC is the state and its API only. Its execution is :func:`inca.interpreter.engine.run`,
+which takes a NIC: the host installs through this API, then asks the engine to run the NIC until
+the host's completion counter moves. So the API sits below the engine and never calls into it.
 """
 from __future__ import annotations
 
@@ -185,9 +186,3 @@ class NIC:
         to = TriggeredOp("ct_inc", counter, threshold, None, None, signal, k, loc)
         self.triggered.append(to)
         return to
-
-    def run(self, counter: CountingEvent, done: CountingEvent, **options):
-        """Let the NIC execute until ``done`` moves; see :func:`inca.interpreter.engine.run`."""
-        from .engine import run
-
-        return run(self, counter, done, **options)

@@ -1,66 +1,53 @@
 """The REPL's state machine: one live NIC memory, fed one typed line at a time, no I/O.
 
-The session keeps the declarations (name -> role, type, shape), their current values, the params,
-the functions and the ``use``d modules typed so far. Each complete chunk of INCA-Q is parsed alone
-as its own source ``<repl:N>`` (so carets point at the typed text); the session's params,
-declarations and functions are prepended to it as syntax-tree nodes, and it is checked, lowered,
-installed on a NIC holding the session's values (:func:`~.loader.install`), run by the engine and
-read back. INCA-A is assembled with the session's declarations already in scope. A loaded program
-runs on a :class:`~.stepper.Stepper`, so it can be stepped and stopped at breakpoints. Commands and
-decisions are described in docs/repl.md.
+The session keeps the locations (name -> role, type, shape), their current values, the params,
+and the functions and ``use``d modules typed so far. Each complete chunk of INCA-Q is compiled by
+:func:`~inca.compiler.incaq.incremental.compile_chunk` in the context of that state, installed on a
+NIC holding the session's values (:func:`~.loader.install`), run by the engine and read back.
+INCA-A is assembled with the session's declarations already in scope. A loaded program runs on a
+:class:`~.stepper.Stepper`, so it can be stepped and stopped at breakpoints (:mod:`.debugger`).
+Every input goes through :meth:`Session.feed`, the one dispatch point: a diagnostic becomes an
+error reply, and an internal error (a bug) is reported in one line with the session's state as it
+was before the input. Commands and decisions are described in docs/repl.md.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+import traceback
+from dataclasses import replace
 
 from ..compiler.assembler import Assembler
 from ..compiler.frontend import Options, kind_of, load_program, read_source
-from ..compiler.incaq.ast import (Assign, CallStmt, For, Func, If, Module, Name, Num, Param,
-                                  TypeRef, Use, VarDecl, While)
-from ..compiler.incaq.checked import Sym
-from ..compiler.incaq.checker import BUILTINS, Checker, check
-from ..compiler.incaq.lower import lower
-from ..compiler.incaq.parser import parse
+from ..compiler.incaq.incremental import Chunk, Context, Definitions, compile_chunk
 from ..compiler.printer import print_program
-from ..lang.diagnostics import (Diagnostic, DiagnosticError, Loc, Source, did_you_mean,
-                                quote_file)
+from ..lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean, quote_file
 from ..lang.program import Decl, Instr, Program
 from ..lang.tuples import TupleProgram, encode, listing
-from .engine import RuntimeFault
+from .debugger import Debugging, Loaded
+from .engine import RuntimeFault, run
 from .inputs import parse_input
-from .loader import RunResult, install, summarize, tuple_info
+from .loader import RunResult, check_simulable, install, summarize, tuple_info
 from .nic import NIC
 from .profiles import Profile, load_profile
-from .repl import (Args, Reply, changed, help_text, resolve, shape_text, stats_table,
-                   value_text)
-from .stepper import Debugging, Loaded, Stepper, Where
+from .protocol import Args, Reply, changed, help_text, resolve, shape_text, stats_table, value_text
+from .stepper import Stepper, Where
 
 PROMPTS = {"incaq": "incaq> ", "incaa": "incaa> "}
 CONTINUATION = "  ...> "
 _DIRECTIVE = re.compile(r"^[ \t]*\.[A-Za-z_]\w*[ \t]+([A-Za-z_]\w*)", re.M)
-
-
-@dataclass(frozen=True)
-class _Unit:
-    """One typed chunk, compiled: its program and what the session becomes once it runs."""
-
-    prog: Program
-    keep: dict[str, Decl]
-    params: dict[str, int]
-    funcs: dict[str, Func]
-    uses: dict[str, Use]
-    fresh: frozenset[str] = frozenset()  # declared again: they start from their initial value
-    expr: str | None = None  # the hidden location a bare expression is evaluated into
-    shift: int = 0  # columns the text was moved right by (``it = `` in front of an expression)
+# What an input may change, restored when it fails with an internal error (not the input count,
+# so input numbers stay unique, nor an unfinished block, which the input had already ended).
+_STATE = ("mode", "profile", "decls", "values", "params", "defs", "sources", "stats", "loaded",
+          "run", "breaks", "last")
 
 
 class Session(Debugging):
     """An interactive session on a live NIC model."""
 
     def __init__(self, profile: Profile, max_steps: int = 100_000_000,
-                 include: tuple[str, ...] = ()):
+                 include: tuple[str, ...] = (), debug: bool = False):
         self.profile = profile
+        self.debug = debug  # show an internal error's traceback
         self.max_steps = max_steps
         self.include = include
         self.mode = "incaq"
@@ -73,8 +60,7 @@ class Session(Debugging):
         self.decls: dict[str, Decl] = {}
         self.values: dict[str, list] = {}
         self.params: dict[str, int] = {}
-        self.funcs: dict[str, Func] = {}
-        self.uses: dict[str, Use] = {}
+        self.defs = Definitions()  # the functions and modules typed so far
         self.sources: dict[str, Source] = {}
         self.stats: list[tuple[str, RunResult]] = []
         self.loaded: Loaded | None = None
@@ -145,14 +131,52 @@ class Session(Debugging):
         return self._guard(self._chunk, line)
 
     def _guard(self, fn, text: str) -> Reply:
-        """Do one complete input; a diagnostic becomes an error reply and the session goes on.
+        """Do one complete input (every command and chunk comes through here).
 
-        A KeyboardInterrupt goes through to the input loop (only what had finished is kept)."""
+        A diagnostic becomes an error reply and the session goes on. Any other exception is a bug
+        in the toolchain, never the user's fault: it is reported in one line (with its traceback
+        when the session debugs) and the session is put back as it was before the input, so no
+        bug loses a session. A KeyboardInterrupt goes through to the input loop (only what had
+        finished is kept)."""
         self.count += 1
+        saved = self._save()
         try:
             return fn(text)
         except DiagnosticError as e:
             return Reply("\n".join(d.render() for d in e.diagnostics), error=True)
+        except Exception as exc:
+            return self._internal_error(text, exc, saved)
+
+    def _save(self) -> dict:
+        """The state an input may change (containers copied: their values are never mutated in
+        place, only replaced)."""
+        saved = {k: (v.copy() if isinstance(v, (dict, list, set)) else v)
+                 for k, v in ((k, getattr(self, k)) for k in _STATE)}
+        saved["run steps"] = self.run.steps if self.run is not None else None
+        return saved
+
+    def _internal_error(self, text: str, exc: Exception, saved: dict) -> Reply:
+        """Put the state back as ``saved`` and report ``exc`` as a bug."""
+        steps = saved.pop("run steps")
+        for k, v in saved.items():
+            setattr(self, k, v)
+        note = ""
+        if self.run is not None and (self.run.steps != steps or self.run.finished):
+            self.run = None  # it may have stopped inside a tuple: it cannot go on
+            note = "; the paused run was abandoned"
+        lines = text.strip().splitlines() or [""]
+        what = lines[0] + (" ..." if len(lines) > 1 else "")
+        what = what if len(what) <= 60 else what[:57] + "..."
+        try:
+            cause = (str(exc).splitlines() or [""])[0][:200]
+        except Exception:  # a broken __str__ must not take the session down with it
+            cause = "(its message cannot be shown)"
+        line = (f"<repl:{self.count}>: internal error in '{what}': {type(exc).__name__}"
+                f"{': ' + cause if cause else ''}; the session is as it was before this input"
+                f"{note}. Please report it with the input (INCA_DEBUG=1 shows the traceback)")
+        if self.debug:
+            line = "".join(traceback.format_exception(exc)) + line
+        return Reply(line, error=True)
 
     # ---- typed statements ------------------------------------------------------------------
 
@@ -166,72 +190,13 @@ class Session(Debugging):
         try:
             return self._execute(unit, src)
         except DiagnosticError as e:
-            raise DiagnosticError(_unshift(e.diagnostics, src, unit.shift)) from None
+            raise DiagnosticError(unit.as_typed(e.diagnostics, src)) from None
 
-    def _compile_q(self, src: Source) -> _Unit:
-        module, expr, shift = self._parse_q(src)
-        items = module.items
-        declared, introduced = _top_names(items)
-        params = {i.name for i in items if isinstance(i, Param)}
-        funcs = {i.name: i for i in items if isinstance(i, Func)}
-        uses = {i.name: i for i in items if isinstance(i, Use)}
-        # what the chunk declares again replaces the session's declaration
-        prelude: list = [u for n, u in self.uses.items() if n not in uses]
-        prelude += [Param(n, Num(v, False)) for n, v in self.params.items()
-                    if n not in params | declared]
-        prelude += [_decl_node(d) for n, d in self.decls.items() if n not in params | declared]
-        prelude += [f for n, f in self.funcs.items() if n not in funcs]
-        sources = {**self.sources, src.name: src}
-        try:
-            checked = Checker(sources, {}, self.include).run(Module(tuple(prelude) + items),
-                                                              src.name)
-        except DiagnosticError as e:
-            raise DiagnosticError(_unshift(e.diagnostics, src, shift)) from None
-        top = (declared | introduced | set(self.decls)) - params - {expr}
-        keep = {s.name: _decl(s) for s in checked.symbols if s.name in top}
-        return _Unit(lower(checked, src.name), keep, dict(checked.params),
-                     {**self.funcs, **funcs}, {**self.uses, **uses}, frozenset(declared), expr,
-                     shift)
+    def _compile_q(self, src: Source) -> Chunk:
+        return compile_chunk(src, Context(self.decls, self.params, self.defs, self.sources,
+                                          self.include))
 
-    def _parse_q(self, src: Source) -> tuple[Module, str | None, int]:
-        """The chunk's syntax tree; a bare expression ``e`` is parsed as ``it = e``."""
-        try:
-            module = parse(src)
-        except DiagnosticError as first:
-            if "\n" in src.text.strip():
-                raise
-            try:
-                return self._parse_expr(src)
-            except DiagnosticError as second:  # report the reading that got further
-                raise (second if _reach(second) > _reach(first) else first) from None
-        items = module.items
-        if len(items) == 1 and isinstance(items[0], CallStmt) and self._returns(items, src):
-            return self._parse_expr(src)
-        return module, None, 0
-
-    def _returns(self, items, src: Source) -> bool:
-        """Whether the function a lone call statement calls returns a value (to show it)."""
-        name = items[0].call.func
-        if name in BUILTINS:
-            return True
-        funcs = self.funcs
-        if name not in funcs:  # perhaps from a module the session uses
-            checker = Checker({src.name: src}, {}, self.include)
-            checker.load_uses(Module(tuple(self.uses.values())), src.name)
-            funcs = checker.funcs
-        return name in funcs and funcs[name].ret is not None
-
-    def _parse_expr(self, src: Source) -> tuple[Module, str, int]:
-        name = "it"
-        while name in self.decls or name in self.params:
-            name += "_"
-        prefix = f"{name} = "
-        try:
-            return parse(Source(src.name, prefix + src.text)), name, len(prefix)
-        except DiagnosticError as e:
-            raise DiagnosticError(_unshift(e.diagnostics, src, len(prefix))) from None
-
-    def _compile_a(self, src: Source) -> _Unit:
+    def _compile_a(self, src: Source) -> Chunk:
         again = set(_DIRECTIVE.findall(src.text))  # declared again: the new declaration wins
         asm = _SessionAssembler(src, {n: d for n, d in self.decls.items() if n not in again},
                                 {n: v for n, v in self.params.items() if n not in again})
@@ -239,11 +204,11 @@ class Session(Debugging):
         if not prog.instrs or prog.instrs[-1].op != "END":
             prog = replace(prog, instrs=prog.instrs + (Instr("END"),))
         keep = {d.name: replace(d, implicit=False, loc=None) for d in prog.decls}
-        return _Unit(prog, keep, dict(asm.params), self.funcs, self.uses, frozenset(again))
+        return Chunk(prog, keep, dict(asm.params), self.defs, frozenset(again))
 
-    def _execute(self, unit: _Unit, src: Source) -> Reply:
+    def _execute(self, unit: Chunk, src: Source) -> Reply:
         """Run a compiled chunk on a NIC holding the session's values; keep what it leaves."""
-        tp = encode(unit.prog)
+        tp = encode(unit.program)
         nic = NIC(self.profile)
         values = self._values_for(tp, everything=True)
         pc, done = install(tp, nic, {n: v for n, v in values.items() if n not in unit.fresh})
@@ -251,20 +216,20 @@ class Session(Debugging):
         nic.ct_set(pc, 1)
         fault = None
         try:
-            ex = nic.run(pc, done, max_steps=self.max_steps)
+            ex = run(nic, pc, done, self.max_steps)
         except RuntimeFault as f:  # what the kernel wrote before the fault stays written
             fault = f
         before = {n: (d, self.values[n]) for n, d in self.decls.items()}
         old_params = self.params
-        self.params, self.funcs, self.uses = unit.params, unit.funcs, unit.uses
+        self.params, self.defs = dict(unit.params), unit.defs
         for name in set(self.decls) & set(self.params):
             del self.decls[name], self.values[name]
-        for name, decl in unit.keep.items():
+        for name, decl in unit.locations.items():
             self.params.pop(name, None)
             self.decls[name] = decl
             self.values[name] = nic.read(name)
         self.sources[src.name] = src
-        self.last = (unit.prog, tp)
+        self.last = (unit.program, tp)
         self._sync_paused(before)
         if fault is not None:
             raise DiagnosticError([self._fault_diag(tp, fault)])
@@ -272,11 +237,11 @@ class Session(Debugging):
         if result.instructions:
             lines = src.text.strip().splitlines()
             self.stats.append((lines[0] + (" ..." if len(lines) > 1 else ""), result))
-        if unit.expr is not None:
-            b = nic.buffers[unit.expr]
+        if unit.result is not None:
+            b = nic.buffers[unit.result]
             return Reply(value_text(b.data, b.shape, b.dtype))
         out = [f"{n} = {v}" for n, v in self.params.items() if old_params.get(n) != v]
-        for name, decl in unit.keep.items():
+        for name, decl in unit.locations.items():
             old = before.get(name)
             if old is None or old[0] != decl or changed(old[1], self.values[name]):
                 out.append(f"{name} = {value_text(self.values[name], decl.shape, decl.dtype)}")
@@ -370,15 +335,13 @@ class Session(Debugging):
         kind = kind_of(path)
         source = read_source(path)
         if kind == ".incaq":
-            module = parse(source)
-            checked = check(module, source, defines, self.include)
-            prog = lower(checked, path)
-            names = set().union(*_top_names(module.items))
-            keep = tuple(_decl(s) for s in checked.symbols if s.name in names)
+            chunk = compile_chunk(source, Context(include=self.include), defines, expressions=False)
+            prog, keep = chunk.program, tuple(chunk.locations.values())
         else:
             prog = load_program(path, Options(defines, 0, tuple(self.include)))
             keep = tuple(d for d in prog.decls if not d.implicit)
         tp = encode(prog)
+        check_simulable(tp)  # the session holds a copy of the locations it shares
         self.run = None
         if self.loaded is None or self.loaded.path != path:
             self.breaks.clear()
@@ -489,60 +452,6 @@ class _SessionAssembler(Assembler):
         self.params.update(params)
 
 
-def _decl(s: Sym) -> Decl:
-    """A checked symbol as a session declaration (its initial value in its own type)."""
-    init = float(s.value) if s.dtype == "f64" else int(s.value)
-    return Decl(s.name, s.role, s.dtype, tuple(s.shape), init)
-
-
-def _decl_node(d: Decl) -> VarDecl:
-    """A session location as a declaration to prepend to a chunk (its value comes from the NIC)."""
-    return VarDecl(d.role, d.name, TypeRef(d.dtype, tuple(Num(n, False) for n in d.shape)), None)
-
-
-def _top_names(items) -> tuple[set[str], set[str]]:
-    """Names a chunk declares, and names its statements introduce by assignment or as loop
-    variables, outside function bodies (the locals of inlined functions are not session state)."""
-    declared: set[str] = set()
-    introduced: set[str] = set()
-    stack = [i for i in items if not isinstance(i, Func)]
-    while stack:
-        s = stack.pop()
-        if isinstance(s, VarDecl):
-            declared.add(s.name)
-        elif isinstance(s, Assign) and isinstance(s.target, Name):
-            introduced.add(s.target.id)
-        elif isinstance(s, For):
-            introduced.add(s.var)
-            stack.extend(s.body)
-        elif isinstance(s, While):
-            stack.extend(s.body)
-        elif isinstance(s, If):
-            stack.extend(s.then + s.orelse)
-    return declared, introduced
-
-
 def _open_braces(text: str) -> int:
     """'{' minus '}' outside comments: above zero, the block goes on."""
     return sum(c.count("{") - c.count("}") for c in (ln.split("#", 1)[0] for ln in text.splitlines()))
-
-
-def _reach(e: DiagnosticError) -> tuple[int, int]:
-    """How far into the text a failed parse got (the position of its first error)."""
-    loc = e.diagnostics[0].loc if e.diagnostics else None
-    return (loc.line, loc.col) if loc is not None else (0, 0)
-
-
-def _unshift(diags, src: Source, shift: int) -> list[Diagnostic]:
-    """Diagnostics about ``it = e`` pointed back at what was typed, ``e``."""
-    if not shift:
-        return list(diags)
-    out = []
-    for d in diags:
-        loc = d.loc
-        if loc is not None and loc.file == src.name and loc.line == 1:
-            end = max(1, loc.end_col - shift) if loc.end_col is not None else None
-            d = replace(d, loc=replace(loc, col=max(1, loc.col - shift), end_col=end),
-                        source_line=src.line(1))
-        out.append(d)
-    return out

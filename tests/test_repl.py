@@ -543,7 +543,7 @@ def test_run_summary_is_the_one_inca_run_prints():
     from inca.compiler.assembler import assemble_text
     from inca.interpreter.loader import execute, summary_lines
     from inca.interpreter.profiles import load_profile
-    from inca.interpreter.repl import run_text
+    from inca.interpreter.protocol import run_text
     from inca.lang.tuples import encode
 
     text = (Path(__file__).resolve().parents[1] / "examples" / "asm" / "dot-product-slide23.incaa").read_text()

@@ -1,0 +1,133 @@
+"""The package's import graph: dependencies point one way.
+
+Every import of every module of the ``inca`` package is read from its syntax tree, those inside
+functions (lazy imports) and under ``if TYPE_CHECKING`` included, since each still ties the two
+modules together. The graph must have no circle; the REPL's terminal front end is imported by the
+command line only; the NIC API sits below the engine; and the REPL reaches the INCA-Q compiler
+through its incremental interface only, never its syntax tree.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# the folders setup.py maps into the ``inca`` namespace
+PACKAGES = {"inca.lang": "lang", "inca.compiler": "compiler", "inca.interpreter": "interpreter",
+            "inca.stdlib": "stdlib"}
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package is its ``__init__``)."""
+    out = {}
+    for package, folder in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join((package, *parts))] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """The package's modules that module ``name`` imports, anywhere in its text."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            base = base[:len(base) - node.level + 1] if node.level else []
+            target = ".".join(base + (node.module.split(".") if node.module else []))
+            found.add(target)
+            # ``from pkg import mod`` imports the module pkg.mod
+            found.update(f"{target}.{a.name}" for a in node.names)
+    return {m for m in found if m in MODULES and m != name}
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of ``graph`` (its modules in order, the first repeated), or None."""
+    state: dict[str, str] = {}  # absent: not seen; "open": on the current path; "done"
+    path: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = "open"
+        path.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == "open":
+                return path[path.index(n):] + [n]
+            if n not in state:
+                found = visit(n)
+                if found:
+                    return found
+        path.pop()
+        state[m] = "done"
+        return None
+
+    for m in sorted(graph):
+        if m not in state:
+            found = visit(m)
+            if found:
+                return found
+    return None
+
+
+def test_the_graph_reads_lazy_relative_and_type_checking_imports():
+    # the checks below are only as good as the graph: make sure it sees every kind of import
+    assert "inca.interpreter.session" in GRAPH["inca.interpreter.repl"]  # from .session import
+    assert "inca.interpreter.repl" in GRAPH["inca.interpreter.cli"]  # lazy, inside main()
+    assert "inca.compiler.incaq.pipeline" in GRAPH["inca.compiler.frontend"]  # lazy
+    assert "inca.lang" in GRAPH["inca.interpreter.repl"]  # from ..lang import __version__
+
+
+def test_cycle_finder_finds_a_circle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_the_package_has_no_import_circle():
+    cycle = _cycle(GRAPH)
+    assert cycle is None, "import circle: " + " -> ".join(cycle)
+
+
+def test_only_the_command_line_imports_the_repl_front_end():
+    importers = {m for m, deps in GRAPH.items() if "inca.interpreter.repl" in deps}
+    assert importers == {"inca.interpreter.cli"}
+
+
+@pytest.mark.parametrize("below, above", [
+    ("inca.interpreter.nic", "inca.interpreter.engine"),  # the engine takes a NIC
+    ("inca.interpreter.stepper", "inca.interpreter.debugger"),  # a run knows nothing of the REPL
+    ("inca.interpreter.protocol", "inca.interpreter.session"),
+])
+def test_layers_point_down(below, above):
+    assert below in GRAPH[above]
+    assert not _reaches(below, above), f"{below} reaches {above}"
+
+
+def _reaches(start: str, goal: str) -> bool:
+    seen, todo = set(), [start]
+    while todo:
+        m = todo.pop()
+        if m == goal:
+            return True
+        if m not in seen:
+            seen.add(m)
+            todo.extend(GRAPH[m])
+    return False
+
+
+def test_the_repl_reaches_the_incaq_compiler_through_its_incremental_interface_only():
+    incaq = "inca.compiler.incaq."
+    for m in (m for m in GRAPH if m.startswith("inca.interpreter.")):
+        used = {d for d in GRAPH[m] if d.startswith(incaq)}
+        assert used <= {incaq + "incremental"}, f"{m} imports {sorted(used)}"
