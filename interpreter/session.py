@@ -28,7 +28,7 @@ from ..lang.diagnostics import (Diagnostic, DiagnosticError, Loc, Source, did_yo
 from ..lang.program import Decl, Instr, Program
 from ..lang.tuples import TupleProgram, encode, listing
 from .engine import RuntimeFault
-from .inputs import parse_input
+from .inputs import check_footprint, parse_input
 from .loader import RunResult, install, summarize, tuple_info
 from .nic import NIC
 from .profiles import Profile, load_profile
@@ -379,6 +379,7 @@ class Session(Debugging):
             prog = load_program(path, Options(defines, 0, tuple(self.include)))
             keep = tuple(d for d in prog.decls if not d.implicit)
         tp = encode(prog)
+        check_footprint(tp)  # before the values below are allocated
         self.run = None
         if self.loaded is None or self.loaded.path != path:
             self.breaks.clear()
