@@ -65,6 +65,11 @@ class DiagnosticError(Exception):
         self.diagnostics = tuple(diagnostics)
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
+    def __reduce__(self):
+        # Exceptions pickle their rendered text by default, which would rebuild this one from a
+        # string; a process pool (``inca report``) must get the diagnostics themselves back.
+        return (DiagnosticError, (self.diagnostics,))
+
 
 class Source:
     """A named source text, which knows how to quote its own lines in diagnostics."""
@@ -93,7 +98,8 @@ def quote_file(loc: Loc | None) -> str | None:
     if loc is None:
         return None
     try:
-        with open(loc.file, encoding="utf-8") as f:
+        # utf-8-sig: a byte-order mark is not part of line 1 (the frontend drops it too)
+        with open(loc.file, encoding="utf-8-sig") as f:
             for n, line in enumerate(f, 1):
                 if n == loc.line:
                     return line

@@ -149,9 +149,12 @@ def test_huge_integer_input_for_f64_is_a_diagnostic(tmp_path, capsys):
     prog.write_text(".input x f64\n.output y f64\n1 PUTL y, x\n2 END\n")
     code, out, err = run_cli(capsys, "run", prog, "--input", "x=1" + "0" * 400)
     assert code == 1 and out == ""
-    assert err.startswith("--input: error: x: 1000") and err.endswith(" is too large for f64\n")
-    code, out, _ = run_cli(capsys, "run", prog, "--input", "x=1e999", "--json")
-    assert code == 0 and json.loads(out)["outputs"] == {"y": "inf"}
+    assert err.startswith("--input: error: x: value 1000") and "is too large for f64" in err
+    # regression: 1e999 silently became inf; only an explicit inf is one
+    code, out, err = run_cli(capsys, "run", prog, "--input", "x=1e999", "--json")
+    assert code == 1 and out == "" and "is too large for f64" in err
+    code, out, _ = run_cli(capsys, "run", prog, "--input", "x=-inf", "--json")
+    assert code == 0 and json.loads(out)["outputs"] == {"y": "-inf"}
 
 
 def test_trace(capsys):
