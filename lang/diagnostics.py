@@ -125,3 +125,12 @@ EXIT_USAGE = 2  # bad command line
 EXIT_FAULT = 3  # the kernel stopped with a runtime error
 EXIT_STEPS = 4  # the kernel did not finish within --max-steps
 EXIT_INTERNAL = 70  # a bug in incac itself
+
+
+def short(text: str, limit: int = 40) -> str:
+    """User text as quoted in a message: a megabyte of bad input must not become a megabyte of
+    diagnostic, so long text keeps its start and end around an ellipsis."""
+    if len(text) <= limit:
+        return text
+    keep = (limit - 3) // 2
+    return f"{text[:keep]}...{text[-keep:]} ({len(text)} characters)"

@@ -169,6 +169,9 @@ def test_debug_shows_the_traceback(monkeypatch):
     (":profile scratchpad m=1e400", "out of range"),
     (":profile scratchpad L=notanumber", "notanumber"),
     (":profile nosuchprofile", "nosuchprofile"),
+    (":step " + "9" * 5000, "expected a positive number"),
+    (":step \u00b2", "expected a positive number"),
+    (":break " + "9" * 5000, "expected a line number"),
 ])
 def test_hostile_inputs_are_diagnostics_and_change_nothing(s, tmp_path, line, message):
     (tmp_path / "bad.incaq").write_bytes(b"input A: i64\n\xff\xfe\n")
