@@ -102,10 +102,12 @@ class Profile:
             return Fraction(0)
         p = dict(self.params)
         if self.memory == "scratchpad":
-            if elements is not None:
-                return p["vec_fixed"] + elements * p["elem_gap"]
             gap = p["msg_bits"] / p["link_gbps"]
-            return p["L"] + 2 * gap + opclass.accesses * p["m"]
+            scalar = p["L"] + 2 * gap + opclass.accesses * p["m"]
+            if elements is None:
+                return scalar
+            # MODEL.md section 3: a vector instruction is never cheaper than its scalar class
+            return max(scalar, p["vec_fixed"] + elements * p["elem_gap"])
         t = p["op_ns"] + (p["fetch_ns"] if opclass is OpClass.ALU and not src_is_imm else 0)
         return t + (elements * p["elem_ns"] if elements is not None else 0)
 

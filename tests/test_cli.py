@@ -225,8 +225,8 @@ def test_large_and_fractional_times_print_readably(tmp_path, capsys):
     out = run_cli(capsys, "run", big, "--profile", "base")[1]
     assert "time            3052.76 us (3052760 ns)" in out.splitlines()
     vec = tmp_path / "vec.incaa"
-    vec.write_text(".var T f64[4]\nPUTL T[0:4], 1.0\nEND\n")
-    assert "time            0.01 us (5.833 ns)" in run_cli(capsys, "run", vec)[1].splitlines()
+    vec.write_text(".var T f64[40]\nPUTL T[0:40], 1.0\nEND\n")
+    assert "time            0.02 us (17.833 ns)" in run_cli(capsys, "run", vec)[1].splitlines()
 
 
 def test_incac_json_input_defaults_to_stdout(tmp_path, monkeypatch, capsys):

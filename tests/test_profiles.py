@@ -48,8 +48,10 @@ def test_scratchpad_costs_by_class():
     assert [p.cost(c, False, None) for c in (PUTL, ALU, BLEZ, JMP, END)] == [11, 12, 11, 10, 0]
     assert p.cost(ALU, True, None) == 12  # immediates make no difference on the NIC
     for n in (1, 3, 16, 1024):
-        for c in (PUTL, ALU):
-            assert p.cost(c, False, n) == F(9, 2) + F(n, 3)
+        for c, scalar in ((PUTL, 11), (ALU, 12)):
+            assert p.cost(c, False, n) == max(scalar, F(9, 2) + F(n, 3))
+    assert p.cost(PUTL, False, 1) == 11 and p.cost(ALU, False, 20) == 12  # 4.5 + 20/3 < 12
+    assert p.cost(ALU, False, 23) == F(9, 2) + F(23, 3)  # 12.17 ns: the vector rule takes over
 
 
 @pytest.mark.parametrize("name,g", [("scratchpad-400g", F(128, 100)), ("scratchpad-1000g", F(512, 1000))])
