@@ -71,7 +71,8 @@ def _worker(conn: Connection, ws: Workspace, corp: Corpus, cfg: Settings) -> Non
     signal.signal(signal.SIGALRM, _alarm)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     os.chdir(ws.root)
-    os.environ.pop("INCA_PAPER_DIR", None)
+    os.environ.pop("INCA_PAPER_DIR", None)  # the paper columns stay empty: fewer files read
+    os.environ["INCA_DEBUG"] = "1"  # `inca repl`'s internal errors carry the frames to classify by
     ws.restore()
     while (job := conn.recv()) is not None:
         target, index = job
