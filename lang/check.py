@@ -30,12 +30,16 @@ def check_program(decls: dict[str, Decl], instrs: Iterable[Instr], make: MakeDia
     """Every static error in ``instrs``, as diagnostics (empty when the program is well formed)."""
     instrs = tuple(instrs)
     out: list[Diagnostic] = []
+    # The shapes of the references checked without error; unrolled code repeats them (a Ref's
+    # equality and hash leave out its location, which only an error would need).
+    valid: dict[Ref, tuple[int, ...]] = {}
     for ins in instrs:
-        out.extend(_check_instr(ins, decls, len(instrs), make))
+        out.extend(_check_instr(ins, decls, len(instrs), make, valid))
     return out
 
 
-def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag) -> list[Diagnostic]:
+def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag,
+                 valid: dict[Ref, tuple[int, ...]]) -> list[Diagnostic]:
     spec = OPCODES[ins.op]
     out: list[Diagnostic] = []
     loc = ins.loc
@@ -44,8 +48,12 @@ def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag)
             out.append(make(loc, f"{ins.op} target {ins.target} is not an instruction of this program",
                             f"targets run from 1 to {count}"))
     for op in (ins.dest, ins.src):
-        if isinstance(op, Ref):
-            out.extend(_check_ref(op, decls, loc, make))
+        if isinstance(op, Ref) and op not in valid:
+            errors = _check_ref(op, decls, loc, make)
+            if errors:
+                out.extend(errors)
+            else:
+                valid[op] = operand_shape(op, decls)
     if out or spec.form in (Form.JUMP, Form.NONE):
         return out
     dest = ins.dest
@@ -64,7 +72,7 @@ def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag)
         which = dest if ddt == "f64" else src
         out.append(make(getattr(which, "loc", None) or loc, f"{ins.op} is defined on i64 only, "
                         f"but '{which}' is f64", "convert with PUTL into an i64 location first"))
-    dshape, sshape = operand_shape(dest, decls), operand_shape(src, decls)
+    dshape, sshape = valid[dest], valid[src] if isinstance(src, Ref) else ()
     if sshape and not dshape:
         out.append(make(getattr(src, "loc", None) or loc, "a vector source needs a vector destination",
                         "write the destination with a slice, e.g. T[0:16]"))
