@@ -541,9 +541,6 @@ class Assembler:
                 instrs.append(self.instruction(ln, number_of, k))
             except _Bad as b:
                 self.error(ln.n, b.col, b.message, b.end_col, b.hint)
-        if not instr_lines and not self.diags:
-            self.diags.append(Diagnostic("the program has no instructions", hint="a program ends "
-                                         "with END, its last instruction", file=self.src.name))
         if self.broken:  # do not report every use of a name whose declaration was bad
             instrs = [i for i in instrs if not self.broken.intersection(_names_used(i))]
         decls = self._infer_scalars(instrs)
@@ -591,8 +588,15 @@ class Assembler:
 
 
 def assemble(source: Source, defines: dict[str, int] | None = None) -> Program:
-    """Assemble INCA-A text; ``defines`` override ``.param`` values (``-D NAME=V``)."""
-    return Assembler(source, defines).run()
+    """Assemble INCA-A text; ``defines`` override ``.param`` values (``-D NAME=V``).
+
+    A whole program has at least one instruction (the REPL's :class:`Assembler` reads fragments,
+    which need not)."""
+    prog = Assembler(source, defines).run()
+    if not prog.instrs:
+        raise DiagnosticError([Diagnostic("the program has no instructions", hint="a program ends "
+                                          "with END, its last instruction", file=source.name)])
+    return prog
 
 
 def assemble_text(text: str, name: str = "<input>", defines: dict[str, int] | None = None) -> Program:

@@ -5,11 +5,12 @@ program is validated the same way whatever form it arrives in.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable
+import re
+from typing import Callable, Iterable, Sequence
 
 from .diagnostics import Diagnostic, Loc
-from .isa import OPCODES, Form
-from .program import Affine, Decl, Imm, Instr, Operand, Ref, Slice, operand_shape
+from .isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form
+from .program import ROLES, Affine, Decl, Imm, Instr, Operand, Ref, Slice, operand_shape
 
 MakeDiag = Callable[[Loc | None, str, str | None], Diagnostic]
 
@@ -141,3 +142,41 @@ def _check_slice(ref: Ref, s: Slice, dim: int, where: Loc | None, make: MakeDiag
         return [make(where, f"slice '{s}' is out of bounds for '{ref.name}' (dimension of size {dim})",
                      None)]
     return []
+
+
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+RESERVED = ("inf", "nan")  # float literals in INCA-A, so never names
+
+
+def check_decls(decls: Sequence[Decl]) -> list[str]:
+    """The declaration rules of INCA-A, as messages, for declarations that did not come from
+    INCA-A text (a loaded tuple program): what the assembler refuses while reading directives."""
+    out: list[str] = []
+    seen: dict[str, Decl] = {}
+    for d in decls:
+        what = f"buffer '{d.name}'"
+        if not NAME.fullmatch(d.name) or d.name in RESERVED:
+            out.append(f"{what}: not a name INCA-A can write")
+        elif d.name in seen:
+            out.append(f"{what} is declared twice")
+        if d.role not in ROLES or d.dtype not in DTYPES:
+            out.append(f"{what} has an unknown role or dtype")
+            continue
+        if any(n <= 0 for n in d.shape):
+            out.append(f"{what} needs positive dimensions")
+        if d.role != "var" and d.init != 0:
+            out.append(f"{what}: only a var takes an initial value (the host fills .{d.role})")
+        if isinstance(d.init, float) != (d.dtype == "f64"):
+            out.append(f"{what}: its initial value is not {d.dtype}")
+        elif d.dtype == "i64" and not I64_MIN <= d.init <= I64_MAX:
+            out.append(f"{what}: initial value {d.init} does not fit in i64")
+        if d.alias is not None:
+            target = seen.get(d.alias)
+            if (target is None or target.alias is not None or d.role == "var"
+                    or (target.dtype, target.shape) != (d.dtype, d.shape)):
+                out.append(f"{what} must be a non-var stored in an earlier, non-stored buffer "
+                           "of its type and shape")
+        if d.implicit and (d.role != "var" or d.shape or d.init != 0 or d.alias is not None):
+            out.append(f"{what}: only a scalar var of initial value 0 can be implicit")
+        seen.setdefault(d.name, d)
+    return out

@@ -119,3 +119,51 @@ def test_float_overflow_is_an_error_not_infinity():
 def test_a_program_without_instructions_is_an_error(text):
     with pytest.raises(DiagnosticError, match="the program has no instructions"):
         assemble_text(text, "t.incaa")
+
+
+# ---- INCA-Q: long operator chains and bad literals -------------------------------------------
+
+def _sum_kernel(terms: int) -> str:
+    return "output y: i64\ny = " + " + ".join(str(i) for i in range(terms)) + "\n"
+
+
+def test_a_flat_sum_of_1000_terms_compiles_and_computes():
+    from inca.compiler.incaq.pipeline import compile_source
+    from inca.interpreter.loader import execute
+    from inca.interpreter.profiles import load_profile
+    from inca.lang.diagnostics import Source
+    from inca.lang.tuples import encode
+
+    prog = compile_source(Source("sum.incaq", _sum_kernel(1000)))
+    result = execute(encode(prog), load_profile("scratchpad"), {})
+    assert result.outputs == {"y": sum(range(1000))}
+
+
+@pytest.mark.parametrize("args", [["-S", "-o", "-"], ["--emit", "ast"], ["--clobber", "-S", "-o", "-"]])
+def test_long_chains_in_every_stage_and_too_long_ones(tmp_path, capsys, args):
+    from inca.compiler.driver import main
+
+    ok = tmp_path / "ok.incaq"
+    ok.write_text(_sum_kernel(2000))
+    assert main([str(ok), *args]) == 0
+    capsys.readouterr()
+    bad = tmp_path / "bad.incaq"
+    bad.write_text(_sum_kernel(10_000))
+    assert main([str(bad), *args]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "chains more than 2000 operators" in err
+
+
+@pytest.mark.parametrize("literal,message", [
+    ("1e999", "float literal 1e999 is too large for f64"),
+    (HUGE, "integer literal has more than 64 digits"),
+    ("0x" + "f" * 5000, "integer literal has more than 64 digits"),
+])
+def test_incaq_literals_out_of_range(literal, message):
+    from inca.compiler.incaq.pipeline import compile_source
+    from inca.lang.diagnostics import Source
+
+    with pytest.raises(DiagnosticError) as e:
+        compile_source(Source("k.incaq", f"output y: f64\ny = {literal}\n"))
+    (d,) = e.value.diagnostics
+    assert message in d.message and (d.loc.line, d.loc.col) == (2, 5)
