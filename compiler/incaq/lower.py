@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from ...lang.diagnostics import Loc
 from ...lang.inference import infer_scalar_types
 from ...lang.program import Affine, Decl, Imm, Instr, Operand, Program, Ref
-from .ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary, While
+from .ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary,
+                  While, room_for_chains)
 from .checked import Checked, Jump, Mark, Seq, Sym, type_of
 
 ALU = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "&": "AND", "|": "OR",
@@ -385,6 +386,11 @@ class Lowerer:
 
 def lower(checked: Checked, name: str, clobber: bool = False) -> Program:
     """The -O0 INCA-A program of a checked kernel (``clobber``: may overwrite inputs)."""
+    with room_for_chains():
+        return _lower(checked, name, clobber)
+
+
+def _lower(checked: Checked, name: str, clobber: bool) -> Program:
     if not clobber:
         return Lowerer(checked, name).program(checked)
     from .clobber import plan, store_in_inputs
