@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...lang.diagnostics import DiagnosticError, Source
+from ... import stdlib
+from ...lang.diagnostics import DiagnosticError, Source, short
+from ...lang.userfiles import decode, read_bytes
 from .ast import Call, Func, Module, Use, nodes
 
 BUILTINS = {"min": 2, "max": 2, "abs": 1, "i64": 1, "f64": 1}
@@ -26,25 +28,27 @@ class ModuleLoader:
                 self._add_func(item)
 
     def _use(self, use: Use, here: Path) -> None:
-        from importlib import resources
-
-        stdlib = Path(str(resources.files("inca.stdlib")))
-        for folder in (here, *map(Path, self.include), stdlib):
-            path = folder / f"{use.name}.incaq"
-            if path.is_file():
-                break
-        else:
-            self.error(use, f"module '{use.name}' not found",
-                       f"looked for {use.name}.incaq in {here or '.'}, the -I folders and the stdlib")
+        found = self._find(use, here)
+        if found is None:
             self.broken_modules = True
             return
+        path, name = found
         key = str(path.resolve())
         if key in self.modules:
             return
         self.modules.add(key)
         from .parser import parse
 
-        src = Source(str(path), path.read_text(encoding="utf-8"))
+        try:
+            # the one bounded reader: a BOM is dropped, a bad byte is reported where it is
+            src = Source(name, decode(read_bytes(str(path)), name))
+        except DiagnosticError as e:
+            if e.diagnostics[0].loc is not None:  # a bad byte, located in the module
+                self.diags.extend(e.diagnostics)
+            else:  # the file as a whole (too large, unreadable): said at the `use`
+                self.error(use, f"cannot read module '{use.name}': {e.diagnostics[0].message}")
+            self.broken_modules = True
+            return
         self.sources[src.name] = src
         try:
             mod = parse(src)
@@ -55,7 +59,25 @@ class ModuleLoader:
         for item in mod.items:
             if not isinstance(item, (Use, Func)):
                 self.error(item, f"module '{use.name}' may only define functions and use modules")
-        self.load_uses(mod, str(path))
+        self.load_uses(mod, str(path))  # its own uses are looked for beside the real file
+
+    def _find(self, use: Use, here: Path) -> tuple[Path, str] | None:
+        """The file of a used module and the name its source locations carry: the path as found
+        for the user's folders (relative stays relative), ``<stdlib>/NAME.incaq`` for the standard
+        library, whose installed path must not reach the output. Not found is an error at the use."""
+        file = f"{use.name}.incaq"
+        for folder in (here, *map(Path, self.include), stdlib.FOLDER):
+            path = folder / file
+            try:
+                if path.is_file():
+                    return path, stdlib.PREFIX + file if folder is stdlib.FOLDER else str(path)
+            except OSError as e:  # e.g. a name longer than the file system allows
+                self.error(use, f"cannot look for module '{short(use.name)}': "
+                                f"{(e.strerror or str(e)).lower()}")
+                return None
+        self.error(use, f"module '{short(use.name)}' not found",
+                   f"looked for {short(file)} in {here}, the -I folders and the stdlib")
+        return None
 
     def _add_func(self, f: Func) -> None:
         if f.name in BUILTINS:
