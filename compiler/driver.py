@@ -6,8 +6,8 @@ and the diagnostics are imported at start-up, so ``incac --version`` is instant.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from pathlib import Path
 
 from ..lang import __version__
 from ..lang.diagnostics import (EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Diagnostic,
@@ -117,7 +117,9 @@ def output_path(args, emit: str) -> str:
     if args.output is not None:
         return args.output
     if emit == "json" and not args.file.endswith(".json"):
-        return str(Path(args.file).with_suffix("")) + ".tuples.json"
+        # splitext, not Path.with_suffix: that raises on a path with no name ('', '.', 'dir/'),
+        # which must reach the frontend's "unknown file kind" diagnostic instead
+        return os.path.splitext(args.file)[0] + ".tuples.json"
     return "-"
 
 

@@ -120,7 +120,13 @@ def _same_file(a: Path, b: Path) -> bool:
 def check_output(path: str, tool: str, inputs: Iterable[str] = ()) -> None:
     """Refuse, before any work is done, an output path that cannot be written or that is one of
     the ``inputs`` (writing it would destroy what was read)."""
-    p = Path(path)
+    try:
+        _check_output(Path(path), path, tool, inputs)
+    except OSError as e:  # the path itself is unusable: a name too long, a loop of links
+        raise cannot_write(path, tool, (e.strerror or str(e)).lower()) from None
+
+
+def _check_output(p: Path, path: str, tool: str, inputs: Iterable[str]) -> None:
     for i in inputs:
         if _same_file(p, Path(i)):
             raise cannot_write(path, tool, f"it is the input file '{i}'",

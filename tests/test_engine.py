@@ -88,7 +88,8 @@ def test_vector_shape_mismatch_is_an_assembly_error(dest, src, shapes):
 def test_vector_source_needs_vector_destination():
     with pytest.raises(DiagnosticError) as e:
         assemble_text(".input V i64[4]\n.output x i64\nADD x, x, V[0:4]\nEND\n")
-    assert e.value.diagnostics[0].message == "a vector source needs a vector destination"
+    assert e.value.diagnostics[0].message == "a vector source of 4 elements needs a vector destination"
+    assert e.value.diagnostics[0].loc.col == 11  # the caret is under the source
 
 
 def test_strided_slices(run_asm):
