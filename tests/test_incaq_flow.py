@@ -49,7 +49,7 @@ def test_a_truth_value_where_an_f64_is_needed(tmp_path):
                 "func g(v: f64) -> f64 { return v }\ny = g(x > 0 or x < -3)\n")
     assert [o.split(" | ")[0] for o in out] == [
         "3:5: a truth value (an i64, 1 or 0) cannot be assigned to the f64 location 'y'",
-        "4:11: a truth value (an i64, 1 or 0) cannot be an operand of '*' with an f64",
+        "4:12: a truth value (an i64, 1 or 0) cannot be an operand of '*' with an f64",
         "6:7: a truth value (an i64, 1 or 0) cannot be the f64 argument 'v' of 'g'",
     ]
     assert all(o.endswith("convert it explicitly with f64(...)") for o in out)

@@ -566,3 +566,6 @@ def test_do_while_and_loop_span_lines():
     assert s.feed("loop {").more
     assert feed(s, "  x = x * 2\n  if x > 100 then { break }\n}") == "x = 112"
     assert feed(s, "x > 100 and x % 2 == 0") == "1"
+    # names first assigned inside a do or loop body stay in the session
+    assert feed(s, "do { fresh = 5 } while x < 0\nloop { other = 6; break }") == "other = 6"
+    assert s.decls["fresh"].dtype == "i64" and feed(s, "fresh + other") == "11"
