@@ -121,15 +121,25 @@ class Gen:
         return [a for a, (at, shape, w) in sc.arrays.items()
                 if at == pt[:3] and len(shape) == 1 and (w or not writable)]
 
+    def variables(self, pt: str, sc: Scope) -> list[str]:
+        """The scalars of ``sc`` that may be passed for an ``inout`` parameter of type ``pt``."""
+        return [x for x, t in sc.scalars.items() if t == pt[6:] and x not in sc.frozen]
+
     def callable(self, name: str, sc: Scope, writable: bool = False) -> bool:
-        return all(self.passable(pt, sc, writable) for _, pt in self.funcs[name][0] if "[" in pt)
+        return all(self.passable(pt, sc, writable) for _, pt in self.funcs[name][0] if "[" in pt) \
+            and all(self.variables(pt, sc) for _, pt in self.funcs[name][0] if pt.startswith("inout"))
 
     def call(self, name: str, sc: Scope, depth: int, writable: bool = False):
-        """(name, arguments) of a call: scalars of the parameter's type (or i64 for an f64)."""
+        """(name, arguments) of a call: scalars of the parameter's type (or i64 for an f64);
+        a variable for an inout parameter; a small count for a tail-recursive function's n."""
         args = []
-        for _, pt in self.funcs[name][0]:
+        for j, (_, pt) in enumerate(self.funcs[name][0]):
             if "[" in pt:
                 args.append(("array", self.pick(self.passable(pt, sc, writable))))
+            elif pt.startswith("inout"):
+                args.append(("var", pt[6:], self.pick(self.variables(pt, sc))))
+            elif name.startswith("r") and j == 0:
+                args.append(("lit", "i64", self.int(-1, 5)))
             else:
                 args.append(self.expr(pt if pt == "i64" else self.pick(["i64", "f64"]), sc, depth,
                                       truth=pt == "i64"))
@@ -283,9 +293,11 @@ class Gen:
             t = self.pick(["i64", "f64"])
             params.insert(0, ("X", t + self.pick(["[]", "[N]"])))
             arrays["X"] = (t, (N,), proc)
+        if proc and self.chance(0.6):  # a scalar passed by reference
+            params.append(("q", "inout " + self.pick(["i64", "f64"])))
         ret = None if proc else self.pick(["i64", "f64"])
         sc = Scope(arrays, ret)
-        sc.scalars.update({p: t for p, t in params if "[" not in t})
+        sc.scalars.update({p: t.removeprefix("inout ") for p, t in params if "[" not in t})
         body = []
         for _ in range(self.int(0, 2)):  # locals, assigned (or declared with a value) before use
             local = sc.new(self.pick(["k", "x"]))
@@ -298,12 +310,31 @@ class Gen:
         body += self.block(sc, 2, 3)
         if proc:
             body.append(("set", self.element("X", sc, 1), self.expr(arrays["X"][0], sc, 2)))
+            if params[-1][0] == "q":
+                qt = sc.scalars["q"]
+                body.append(("set", ("var", qt, "q"), ("bin", qt, "+", ("var", qt, "q"),
+                                                       self.expr(qt, sc, 2, truth=qt == "i64"))))
         else:
             body.append(("ret", self.expr(ret, sc, 3)))
         self.funcs[name] = (tuple(params), ret, body)
         (self.procs if proc else self.values).append(name)
 
+    def tail_function(self, k: int) -> None:
+        """``r<k>(n, acc)``: returns acc after n steps of ``acc = acc OP e``, by self tail calls."""
+        name, t = f"r{k}", self.pick(["i64", "f64"])
+        sc = Scope({}, t)
+        sc.scalars.update({"n": "i64", "acc": t})
+        step = ("bin", t, self.pick(["+", "-", "*"]), ("var", t, "acc"),
+                self.expr(t, sc, 2, calls=False, truth=t == "i64"))
+        n1 = ("bin", "i64", "-", ("var", "i64", "n"), ("lit", "i64", 1))
+        body = [("if", ("rel", "<=", ("var", "i64", "n"), ("lit", "i64", 0)), [("ret", ("var", t, "acc"))], []),
+                ("ret", ("call", t, name, (n1, step)))]
+        self.funcs[name] = ((("n", "i64"), ("acc", t)), t, body)
+        self.values.append(name)
+
     def program(self):
+        if self.chance(0.3):
+            self.tail_function(8)
         for k in range(self.int(0, 3)):
             self.function(k, proc=False)
         if self.chance(0.5):
@@ -423,7 +454,8 @@ def render(gen: Gen, decls, body) -> str:
             if how == "var":
                 lines.append(f"var {x}: {t} = {init!r}")
     for name, (params, ret, fbody) in gen.funcs.items():
-        sig = ", ".join(f"{p}: {t}" for p, t in params)
+        sig = ", ".join(f"inout {p}: {t[6:]}" if t.startswith("inout") else f"{p}: {t}"
+                        for p, t in params)
         lines.append(f"func {name}({sig}){'' if ret is None else ' -> ' + ret} {{")
         lines += render_block(fbody, "    ") + ["}"]
     lines += render_block(body, "")

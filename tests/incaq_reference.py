@@ -2,8 +2,9 @@
 
 A small interpreter written from INCA-Q.md and INCA-A.md, independent of the compiler (wrapping
 i64, C division, i64 op f64 promotes to f64, short-circuit conditions and truth values, if values
-that run one arm, break and continue, scalars by value and arrays by reference), for the generated programs of incaq_generators.py; test_incaq_fuzz.py compares the
-NIC model with it.
+that run one arm, break and continue, scalars by value, inout scalars and arrays by reference,
+self tail calls as plain recursion), for the generated programs of incaq_generators.py;
+test_incaq_fuzz.py compares the NIC model with it.
 """
 from __future__ import annotations
 
@@ -128,16 +129,21 @@ class Interp:
 
     def call(self, name, args, env, arrays):
         params, ret, body = self.funcs[name]
-        inner_env, inner_arrays = {}, {}
+        inner_env, inner_arrays, refs = {}, {}, {}
         for (p, pt), a in zip(params, args):
             if a[0] == "array":
                 inner_arrays[p] = arrays[a[1]]
+            elif pt.startswith("inout"):  # by reference: copied in and out (never aliased here)
+                inner_env[p], refs[p] = env[a[2]], a[2]
             else:
                 inner_env[p] = convert(self.expr(a, env, arrays), pt)
         try:
             self.block(body, inner_env, inner_arrays)
         except Return as r:
             return convert(r.value, ret)
+        finally:
+            for p, x in refs.items():
+                env[x] = inner_env[p]
         return None
 
     def cond(self, c, env, arrays) -> bool:

@@ -219,3 +219,15 @@ def test_clobber_inside_a_tail_call_loop():
             "func sum(X: f64[], i: i64, acc: f64) -> f64 {\n    if i == N then { return acc }\n"
             "    return sum(X, i + 1, acc + X[i] * 2.0)\n}\ns = sum(A, 0, 0.0)\n")
     assert _plan(text).inplace == frozenset()  # the loop made of tail calls is not counted
+
+
+def test_the_while_of_a_do_may_start_the_next_line_but_nothing_else_may():
+    two = parse(Source("k.incaq", "x = 0\ndo {\n    x = x + 1\n}\nwhile x < 3\nwhile x < 5 do { x = x + 1 }\n"))
+    assert dump(two).splitlines()[2:] == ["  DoWhile (x < 3)", "    Assign x = (x + 1)",
+                                          "  While (x < 5)", "    Assign x = (x + 1)"]
+    # after the block of a while loop (its `do` is not a statement), a newline still ends it
+    with pytest.raises(DiagnosticError) as e:
+        parse(Source("k.incaq", "x = 0\ndo {\n    x = x + 1\n}\nx = 2\n"))
+    d = e.value.diagnostics[0]
+    assert (d.loc.line, d.message) == (4, "expected 'while' and the loop condition after the '}' "
+                                          "of a 'do' block")
