@@ -21,7 +21,7 @@ from ...lang.diagnostics import Loc
 from ...lang.inference import infer_scalar_types
 from ...lang.program import Affine, Decl, Imm, Instr, Operand, Program, Ref
 from .ast import (Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile, For, If, Index,
-                  Loop, Name, Not, Num, Unary, While)
+                  Loop, Name, Not, Num, Unary, While, room_for_chains)
 from .checked import Checked, Jump, Mark, Seq, Sym, TailLoop, type_of
 from .lower_flow import NEGATED, FlowLowering
 
@@ -399,6 +399,11 @@ class Lowerer(FlowLowering):
 
 def lower(checked: Checked, name: str, clobber: bool = False) -> Program:
     """The -O0 INCA-A program of a checked kernel (``clobber``: may overwrite inputs)."""
+    with room_for_chains():
+        return _lower(checked, name, clobber)
+
+
+def _lower(checked: Checked, name: str, clobber: bool) -> Program:
     if not clobber:
         return Lowerer(checked, name).program(checked)
     from .clobber import plan, store_in_inputs
