@@ -109,7 +109,7 @@ class Session(Debugging):
         if self.pending is not None and not word.startswith(":"):
             self.pending.append(line)
             text = "\n".join(self.pending)
-            if _open_braces(text) > 0:
+            if _open_braces(text) > 0 or _awaits_while(text):
                 return Reply(more=True)
             self.cancel()
             return self._guard(self._chunk, text)
@@ -125,7 +125,7 @@ class Session(Debugging):
             return self._guard(self._command, line)
         if not word or word.startswith(("#", ";")):
             return Reply()
-        if self.mode == "incaq" and _open_braces(line) > 0:
+        if self.mode == "incaq" and (_open_braces(line) > 0 or _awaits_while(line)):
             self.pending = [line]
             return Reply(more=True)
         return self._guard(self._chunk, line)
@@ -455,3 +455,17 @@ class _SessionAssembler(Assembler):
 def _open_braces(text: str) -> int:
     """'{' minus '}' outside comments: above zero, the block goes on."""
     return sum(c.count("{") - c.count("}") for c in (ln.split("#", 1)[0] for ln in text.splitlines()))
+
+
+def _awaits_while(text: str) -> bool:
+    """Whether the text ends with the '}' of a ``do { ... }`` block, its ``while COND`` still to
+    come on the next line (the braces balance, but the statement is not finished)."""
+    code = "\n".join(ln.split("#", 1)[0] for ln in text.splitlines()).rstrip()
+    if not code.endswith("}"):
+        return False
+    depth = 0
+    for k in range(len(code) - 1, -1, -1):
+        depth += {"}": 1, "{": -1}.get(code[k], 0)
+        if depth == 0:
+            return re.search(r"(?:^|[;{}\n])[ \t]*do$", code[:k].rstrip()) is not None
+    return False

@@ -1,9 +1,9 @@
 """INCA-Q programs run on the NIC model against the same computation written in Python.
 
 Each case is an INCA-Q program, its inputs and its expected outputs, computed by the Python beside
-it (never by the compiler); the cases are in incaq_cases_control.py, incaq_cases_arithmetic.py and
-incaq_cases_functions.py. Every case runs under the scratchpad and base profiles, with and
-without --clobber (which must never change an output), twice (counts must be deterministic).
+it (never by the compiler); the cases are in incaq_cases_control.py, incaq_cases_arithmetic.py,
+incaq_cases_functions.py and incaq_cases_flow.py. Every case runs under the scratchpad and base
+profiles, with and without --clobber (which must never change an output), twice (counts must be deterministic).
 A few more cases go through ``inca run`` to use --input, --seed, -D, --payload and -I.
 """
 from __future__ import annotations
@@ -21,10 +21,11 @@ from inca.interpreter.loader import execute
 from inca.interpreter.profiles import load_profile
 from incaq_cases_arithmetic import CASES as ARITHMETIC
 from incaq_cases_control import CASES as CONTROL
+from incaq_cases_flow import CASES as FLOW
 from incaq_cases_functions import CASES as FUNCTIONS, PARAMS, param_values
 from incaq_programs_helpers import Case, cmod, merged
 
-CASES = merged(CONTROL, ARITHMETIC, FUNCTIONS)
+CASES = merged(CONTROL, ARITHMETIC, FUNCTIONS, FLOW)
 
 
 # ---- running ------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The checked AST: what the checker produces and the lowering consumes.
 
 Made of :mod:`.ast` nodes whose names are final INCA-A names, plus three nodes of its own
-(:class:`Seq`, :class:`Jump`, :class:`Mark`), a symbol table of :class:`Sym`, and the scopes the
+(:class:`Seq`, :class:`Jump`, :class:`Mark`, :class:`TailLoop`), a symbol table of :class:`Sym`, and the scopes the
 checker resolves names in.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...lang.diagnostics import Loc
-from .ast import Binary, BoolOp, Call, Compare, Expr, Func, Index, Name, Not, Num, Unary
+from .ast import Binary, BoolOp, Call, Compare, Expr, Func, IfExpr, Index, Name, Not, Num, Unary
 
 @dataclass(frozen=True)
 class Sym:
@@ -51,6 +51,20 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class TailLoop:
+    """An inlined function whose self tail calls became jumps back to ``label``, at its start.
+
+    It is a loop whose back edges are those :class:`Jump` s (the lowering places ``label`` and
+    then the body: no instruction of its own); the clobber analysis treats it as a loop that is
+    not counted.
+    """
+
+    label: str
+    body: tuple
+    loc: Loc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class Checked:
     """A whole kernel after checking: its locations and its flat body."""
 
@@ -72,6 +86,8 @@ def type_of(e, syms: dict[str, Sym]) -> str:
             return type_of(x, syms)
         case Compare() | BoolOp() | Not():
             return "i64"
+        case IfExpr(then=a, orelse=b):
+            return "f64" if "f64" in (type_of(a, syms), type_of(b, syms)) else "i64"
         case Binary(left=a, right=b):
             return "f64" if "f64" in (type_of(a, syms), type_of(b, syms)) else "i64"
         case Call(func="i64"):
@@ -101,9 +117,13 @@ class Scope:
 
 @dataclass
 class Ctx:
-    """Where a ``return`` goes inside the function being inlined."""
+    """Where a ``return`` goes inside the function being inlined, and where a self tail call
+    goes (``top``, the start of its body)."""
 
     func: Func
     ret: Sym | None
     end: str
     jumped: bool = False
+    top: str = "__top"
+    scope: Scope | None = None  # the function's own scope (its parameters' final names)
+    looped: bool = False  # a self tail call jumped to ``top``

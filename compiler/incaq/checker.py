@@ -15,10 +15,11 @@ from dataclasses import replace
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Source, did_you_mean
 from ...lang.isa import I64_MAX, I64_MIN
-from .ast import (Assign, Binary, BoolOp, Call, CallStmt, Compare, Expr, For, Func, If, IfExpr,
-                  Index, Module, Name, Not, Num, Param, Return, Stmt, TypeRef, Unary, Use, VarDecl,
-                  While, nodes, room_for_chains, statements)
+from .ast import (Assign, Binary, BoolOp, Break, Call, CallStmt, Compare, Continue, DoWhile, Expr,
+                  For, Func, If, IfExpr, Index, Loop, Module, Name, Not, Num, Param, Return, Stmt,
+                  TypeRef, Unary, Use, VarDecl, While, nodes, room_for_chains, statements)
 from .checked import Checked, Ctx, Jump, Scope, Seq, Sym
+from .flow import Flow
 from .inliner import Inliner
 from .modules import BUILTINS, ModuleLoader, calls_in
 from .params import ParamError, evaluate
@@ -30,7 +31,7 @@ ARITH = {"+", "-", "*", "/", "%"}
 BITWISE = {"&", "|", "^", "<<", ">>"}
 
 
-class Checker(ModuleLoader, Inliner):
+class Checker(ModuleLoader, Inliner, Flow):
     """Checks one kernel with its modules; collects every diagnostic."""
 
     def __init__(self, sources: dict[str, Source], defines: dict[str, int], include: tuple[str, ...],
@@ -176,7 +177,11 @@ class Checker(ModuleLoader, Inliner):
                 if tt == "i64" and vt == "f64":
                     self.error(s, f"assigning an f64 value to the i64 location '{_text(t)}' would "
                                "truncate it", "convert explicitly with i64(...)")
+                elif tt == "f64":
+                    self.no_truth(value, f"assigned to the f64 location '{_text(t)}'")
                 return pre + [Assign(target, value, s.loc)]
+            case CallStmt(call=c) if ctx is not None and self.is_tail_call(c, ctx):
+                return self.tail_call(c, scope, ctx)
             case CallStmt(call=c):
                 if c.func in BUILTINS:
                     self.error(c, f"the result of {c.func}() is not used")
@@ -185,7 +190,7 @@ class Checker(ModuleLoader, Inliner):
                 return pre
             case While(cond=c, body=b):
                 cond = self.cond(c, scope)
-                body = self.block(b, scope, ctx)
+                body = self.loop_block(b, scope, ctx)
                 return [While(cond, tuple(body), s.loc)] if cond is not None else []
             case If(cond=c, then=t, orelse=o):
                 cond = self.cond(c, scope)
@@ -201,7 +206,7 @@ class Checker(ModuleLoader, Inliner):
                     self.error(hi, "the bound of a for loop cannot call a function",
                                "compute it into a scalar before the loop")
                 var = self.target(Name(v, s.loc), scope, "i64")
-                body = self.block(b, scope, ctx)
+                body = self.loop_block(b, scope, ctx)
                 if var is None or lo_c is None or hi_c is None:
                     return []
                 if self.symbols[var.id].dtype != "i64":
@@ -211,6 +216,8 @@ class Checker(ModuleLoader, Inliner):
                 return self.ret(s, v, scope, ctx)
             case VarDecl():
                 return self.var_decl(s, scope)
+            case DoWhile() | Loop() | Break() | Continue():
+                return self.flow_stmt(s, scope, ctx)
         self.error(s, "this declaration is only allowed at the top level of a file")
         return []
 
@@ -220,6 +227,8 @@ class Checker(ModuleLoader, Inliner):
             self.error(s, "'return' outside a function")
             return []
         out: list = []
+        if isinstance(v, Call) and self.is_tail_call(v, ctx):
+            return self.tail_call(v, scope, ctx)
         if v is not None:
             if ctx.ret is None:
                 self.error(s, f"function '{ctx.func.name}' has no return type, so it cannot return a value",
@@ -230,6 +239,8 @@ class Checker(ModuleLoader, Inliner):
                     if ctx.ret.dtype == "i64" and vt == "f64":
                         self.error(v, f"function '{ctx.func.name}' returns i64 but this value is f64",
                                    "convert explicitly with i64(...)")
+                    elif ctx.ret.dtype == "f64":
+                        self.no_truth(value, f"returned by the f64 function '{ctx.func.name}'")
                     out = pre + [Assign(Name(ctx.ret.name, s.loc), value, s.loc)]
         elif ctx.ret is not None:
             self.error(s, f"function '{ctx.func.name}' must return an {ctx.ret.dtype} value")
@@ -349,6 +360,9 @@ class Checker(ModuleLoader, Inliner):
                     return pa + pb, None, "i64"
                 if ca is None or cb is None:
                     return pa + pb, None, "i64"
+                if "f64" in (ta, tb) and (self.no_truth(ca, f"an operand of '{op}' with an f64")
+                                          or self.no_truth(cb, f"an operand of '{op}' with an f64")):
+                    return pa + pb, None, "i64"
                 return pa + pb, Binary(op, ca, cb, e.loc), "f64" if "f64" in (ta, tb) else "i64"
             case Compare(op=op, left=a, right=b):
                 pa, ca, _ = self.expr(a, scope)
@@ -357,13 +371,9 @@ class Checker(ModuleLoader, Inliner):
                     return pa + pb, None, "i64"
                 return pa + pb, Compare(op, ca, cb, e.loc), "i64"
             case BoolOp() | Not():
-                self.error(e, "'and', 'or' and 'not' combine conditions; they are not values here",
-                           "use them in while and if conditions")
-                return [], None, "i64"
+                return self.truth_value(e, scope)
             case IfExpr():
-                self.error(e, "'if ... then ... else' is a param expression, not a run-time value",
-                           "use an if statement")
-                return [], None, "i64"
+                return self.if_value(e, scope)
             case Call():
                 return self.call(e, scope, want_value=True)
         self.error(e, "unexpected expression")
@@ -373,10 +383,10 @@ class Checker(ModuleLoader, Inliner):
         """Check a condition: comparisons combined with and/or/not. Calls inside stay as Seq."""
         match e:
             case BoolOp(op=op, left=a, right=b):
-                ca, cb = self.cond(a, scope), self.cond(b, scope)
+                ca, cb = self.cond_operand(a, scope), self.cond_operand(b, scope)
                 return BoolOp(op, ca, cb, e.loc) if ca is not None and cb is not None else None
             case Not(operand=x):
-                cx = self.cond(x, scope)
+                cx = self.cond_operand(x, scope)
                 return Not(cx, e.loc) if cx is not None else None
             case Compare(op=op, left=a, right=b):
                 pa, ca, _ = self.expr(a, scope)

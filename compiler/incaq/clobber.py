@@ -12,6 +12,11 @@ uses, both needing the same fact: *each element of input X is read at most once 
   dimension (no if, no while, no early return around it). An element O never wrote would
   otherwise show X's value instead of 0.
 
+Loops left early count too: a ``do ... while``, a ``loop`` and a function whose tail calls became a
+loop are loops that are not counted; a while loop with a ``continue`` of its own is not counted (it
+skips the step, so its variable may take a value twice); and a ``break``, ``continue`` or early
+return anywhere inside a for loop means its body may not run in full.
+
 "Read at most once" is shown conservatively: X is never written, X is read at exactly one place
 in the program, and that place runs once per iteration of counted loops whose variables index
 distinct dimensions of X with coefficient 1 or -1 (so no element is read twice).
@@ -20,9 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary, While,
-                  statements)
-from .checked import Checked, Jump, Mark, Seq
+from .ast import (Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile, For, If, IfExpr,
+                  Index, Loop, Name, Not, Num, Unary, While, statements)
+from .checked import Checked, Jump, Mark, Seq, TailLoop
 
 
 @dataclass
@@ -60,6 +65,8 @@ def _counted_var(loop) -> str | None:
         c, body = loop.cond, loop.body
         if not (isinstance(c, Compare) and c.op == "<" and isinstance(c.left, Name) and body):
             return None
+        if _continues(body):  # `continue` skips the step: the variable would take a value again
+            return None
         v = c.left.id
         if body[-1] != Assign(Name(v), Binary("+", Name(v), Num(1, False))):
             return None
@@ -67,9 +74,19 @@ def _counted_var(loop) -> str | None:
     return None if v in _assigned(body) else v
 
 
+def _continues(body) -> bool:
+    """Whether a loop body has a ``continue`` of its own (not one of a nested loop's)."""
+    for s in body:
+        if isinstance(s, Continue):
+            return True
+        if isinstance(s, If) and (_continues(s.then) or _continues(s.orelse)):
+            return True
+    return False
+
+
 def _has_jump(node) -> bool:
-    """Whether an early return (a Jump) is anywhere inside a checked node."""
-    if isinstance(node, Jump):
+    """Whether an early exit (a return's Jump, a break or a continue) is anywhere inside a node."""
+    if isinstance(node, (Jump, Break, Continue)):
         return True
     if isinstance(node, tuple):
         return any(_has_jump(n) for n in node)
@@ -106,7 +123,12 @@ def _scan(body, scan: _Scan, loops: tuple, ranges: dict | None = None) -> None:
                 _expr(c, scan, loops, s)
                 _scan(t, scan, loops)
                 _scan(o, scan, loops)
-            case Jump() | Mark():
+            case DoWhile(body=b, cond=c):
+                _scan(b, scan, loops + (None,))
+                _expr(c, scan, loops + (None,), s)
+            case Loop(body=b) | TailLoop(body=b):
+                _scan(b, scan, loops + (None,))
+            case Jump() | Mark() | Break() | Continue():
                 pass
 
 
@@ -124,6 +146,9 @@ def _expr(e, scan: _Scan, loops: tuple, stmt) -> None:
             _expr(b, scan, loops, stmt)
         case Unary(operand=x) | Not(operand=x):
             _expr(x, scan, loops, stmt)
+        case IfExpr(cond=c, then=a, orelse=b):
+            for x in (c, a, b):
+                _expr(x, scan, loops, stmt)
         case Call(args=args):
             for a in args:
                 _expr(a, scan, loops, stmt)

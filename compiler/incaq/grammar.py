@@ -17,6 +17,7 @@ from ...lang.diagnostics import Diagnostic, Loc, Source
 #: The reserved words of INCA-Q (``i64``/``f64`` are types and the conversion functions).
 KEYWORDS = frozenset(
     "param input output inout var use func while do if then else for in return and or not "
+    "loop break continue "
     "i64 f64".split()
 )
 
@@ -34,14 +35,19 @@ class Layout(PostLex):
         """Filter the lexer's tokens (lark's post-lexer protocol)."""
         depth = 0
         held: Token | None = None  # a newline, kept until the next token shows whether it counts
+        # For `do { ... }` + newline + `while c`: which open '{' belong to a `do` statement, and
+        # whether the last token closed one (then a newline before 'while' does not count).
+        do_blocks: list[bool] = []
+        prev, after_do = "_NL", False
         for tok in stream:
             if tok.type == "_NL":
                 if depth == 0 and held is None:
                     held = tok
                 continue
             if held is not None:
-                if tok.type not in ("LBRACE", "ELSE"):
+                if tok.type not in ("LBRACE", "ELSE") and not (after_do and tok.type == "WHILE"):
                     yield held
+                    prev = "_NL"
                 held = None
             if tok.type in ("LPAR", "LSQB"):
                 depth += 1
@@ -49,6 +55,14 @@ class Layout(PostLex):
                 depth = max(0, depth - 1)
             elif tok.type in ("LBRACE", "RBRACE"):
                 depth = 0
+            after_do = False
+            if tok.type == "LBRACE":
+                do_blocks.append(prev == "DO_STMT")
+            elif tok.type == "RBRACE" and do_blocks:
+                after_do = do_blocks.pop()
+            # a `do` where a statement starts (not the `do` of `while c do`)
+            prev = "DO_STMT" if tok.type == "DO" and prev in ("_NL", "_SEMI", "LBRACE", "RBRACE") \
+                else tok.type
             yield tok
         if held is not None:
             yield held

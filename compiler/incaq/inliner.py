@@ -7,14 +7,15 @@ assigns the result variable and jumps to the end of the inlined body.
 from __future__ import annotations
 
 from ...lang.diagnostics import did_you_mean
-from .ast import Assign, Call, Expr, Func, If, Index, Name, Return, statements
-from .checked import Ctx, Mark, Scope, Seq, Sym
+from .ast import Assign, Call, Expr, For, Func, If, Index, Name, Num, Return, statements
+from .checked import Ctx, Mark, Scope, Seq, Sym, TailLoop
 from .modules import BUILTINS
+from .tailcalls import TailCalls
 
 MAX_DEPTH = 100  # blocks nested through inlined calls; the passes after this one recurse
 
 
-class Inliner:
+class Inliner(TailCalls):
     """Checks calls and inlines user functions."""
 
     def call(self, c: Call, scope: Scope, want_value: bool) -> tuple[list, Expr | None, str]:
@@ -66,6 +67,11 @@ class Inliner:
         pre: list = []
         ok = True
         for p, a in zip(f.params, c.args):
+            if p.inout and not p.type.dims:
+                if not self.bind_scalar(p, a, scope, inner, f):
+                    ok = False
+                    self.declare(inner, Sym(p.name, "scalar", p.type.base, loc=p.loc), p.name)
+                continue
             if p.type.dims:
                 if not self.bind_array(p, a, scope, inner, f):
                     ok = False  # check the body against a stand-in, not a missing name
@@ -80,6 +86,8 @@ class Inliner:
                 self.error(a, f"argument '{p.name}' of '{f.name}' is i64 but this value is f64",
                            "convert explicitly with i64(...)")
                 ok = False
+            elif p.type.base == "f64" and self.no_truth(ca, f"the f64 argument '{p.name}' of '{f.name}'"):
+                ok = False
             sym = self.declare(inner, Sym(p.name, "scalar", p.type.base, loc=p.loc, implicit=True),
                                p.name)
             pre += pa + [Assign(Name(sym.name, a.loc), ca, a.loc)]
@@ -87,8 +95,10 @@ class Inliner:
         if f.ret is not None:
             ret = self.declare(inner, Sym("ret", "scalar", f.ret.base, loc=f.loc, implicit=True),
                                "return value")
-        ctx = Ctx(f, ret, self.fresh(f"{f.name}{n}_end"))
-        body = self.block(f.body, inner, ctx)
+        ctx = Ctx(f, ret, self.fresh(f"{f.name}{n}_end"), top=self.fresh(f"{f.name}{n}_top"))
+        body = self.function_body(f, inner, ctx)
+        if ctx.looped:
+            body = [TailLoop(ctx.top, tuple(body), f.loc)]
         if ret is not None and not always_returns(f.body):
             self.error(f, f"function '{f.name}' can reach its end without returning a value")
         if ctx.jumped:
@@ -99,6 +109,39 @@ class Inliner:
         if result is None:
             return pre + body, None, "i64"
         return [], Seq(tuple(pre + body), result, c.loc), ret.dtype
+
+    def function_body(self, f: Func, scope: Scope, ctx: Ctx) -> list:
+        """Check a function's body; the caller's loops do not reach into it (break, continue)."""
+        loops, self.loops = self.loops, 0
+        try:
+            return self.block(f.body, scope, ctx)
+        finally:
+            self.loops = loops
+
+    def bind_scalar(self, p, a, scope: Scope, inner: Scope, f: Func) -> bool:
+        """Pass a scalar by reference (``inout``): the parameter names the caller's variable."""
+        sym = scope.lookup(a.id) if isinstance(a, Name) else None
+        if sym is None or sym.kind != "scalar":
+            if isinstance(a, Name) and sym is None:
+                self.error(a, f"'{a.id}' is not defined", "an inout argument must be a variable "
+                           f"that exists before the call, e.g. {a.id} = 0")
+            else:
+                what = {"param": "a param, a compile-time constant", "array": "an array"}.get(
+                    sym.kind if sym else "", "a literal" if isinstance(a, Num) else "an expression")
+                self.error(a, f"argument '{p.name}' of '{f.name}' is inout, so it must be a scalar "
+                           f"variable, and this is {what}",
+                           "assign the value to a variable first and pass the variable")
+            return False
+        if sym.dtype != p.type.base:
+            self.error(a, f"argument '{p.name}' of '{f.name}' is an inout {p.type.base}, but "
+                       f"'{a.id}' is {sym.dtype}", "an inout argument must have exactly its type")
+            return False
+        if sym.role == "input" and not self.clobber and p.name in written_scalars(f.body):
+            self.error(a, f"'{a.id}' is an input, but '{f.name}' writes its inout parameter "
+                       f"'{p.name}'", "declare it inout, or compile with --clobber")
+            return False
+        inner.names[p.name] = sym
+        return True
 
     def bind_array(self, p, a, scope: Scope, inner: Scope, f: Func) -> bool:
         """Pass an array by reference; its element type, rank and fixed extents must agree."""
@@ -130,6 +173,9 @@ class Inliner:
         for p in f.params:
             if p.name in scope.names:
                 self.error(p, f"function '{f.name}' has two parameters named '{p.name}'")
+            if p.inout and p.type.dims:
+                self.error(p, f"'{p.name}' is an array, and arrays are always passed by reference",
+                           f"write {p.name}: {p.type.base}[...] without 'inout'")
             dims = self.dims(p.type) if p.type.dims else ()
             shape = dims or ()
             scope.names[p.name] = Sym(f"__{p.name}", "array" if p.type.dims else "scalar",
@@ -138,7 +184,7 @@ class Inliner:
         ret = Sym("__ret", "scalar", f.ret.base) if f.ret is not None else None
         if ret is not None:
             self.symbols["__ret"] = ret
-        self.block(f.body, scope, Ctx(f, ret, "__end"))
+        self.function_body(f, scope, Ctx(f, ret, "__end"))
         if ret is not None and not always_returns(f.body):
             self.error(f, f"function '{f.name}' can reach its end without returning a value")
         self.symbols = saved
@@ -159,3 +205,9 @@ def written_arrays(stmts) -> set[str]:
     """Names of arrays whose elements a statement list assigns (calls are checked when inlined)."""
     return {s.target.base for s in statements(stmts)
             if isinstance(s, Assign) and isinstance(s.target, Index)}
+
+
+def written_scalars(stmts) -> set[str]:
+    """Names of scalars a statement list assigns (loop variables included)."""
+    return {s.target.id if isinstance(s, Assign) else s.var for s in statements(stmts)
+            if (isinstance(s, Assign) and isinstance(s.target, Name)) or isinstance(s, For)}

@@ -6,6 +6,7 @@
 - ``a OP b`` into t: a into t (``PUTL t, a`` if simple), b to an operand s, ``OP t, t, s``
 - ``while a REL b do {S}``: ``top: PUTL r0, a; REL r0, r0, b; BLEZ r0, exit; S; JMP top; exit:``
 - ``if``: ``PUTL r0, a; REL r0, r0, b; BLEZ r0, else; S1; JMP end; else: S2; end:``
+- the loops left early and the truth and ``if`` values: lower_flow.py
 
 Temporaries are typed: ``r<n>`` belongs to the first type that uses it, and a temporary of the
 other type with the same number is ``r<n>_i64`` / ``r<n>_f64``, so i64 arithmetic never passes
@@ -19,14 +20,14 @@ from dataclasses import dataclass
 from ...lang.diagnostics import Loc
 from ...lang.inference import infer_scalar_types
 from ...lang.program import Affine, Decl, Imm, Instr, Operand, Program, Ref
-from .ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary,
-                  While, room_for_chains)
-from .checked import Checked, Jump, Mark, Seq, Sym, type_of
+from .ast import (Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile, For, If, Index,
+                  Loop, Name, Not, Num, Unary, While, room_for_chains)
+from .checked import Checked, Jump, Mark, Seq, Sym, TailLoop, type_of
+from .lower_flow import NEGATED, FlowLowering
 
 ALU = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "&": "AND", "|": "OR",
        "^": "XOR", "<<": "SHL", ">>": "SHR", "min": "MIN", "max": "MAX"}
 REL = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
-NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 
 
 @dataclass(eq=False)
@@ -49,7 +50,7 @@ def _binary_parts(e):
     return None
 
 
-class Lowerer:
+class Lowerer(FlowLowering):
     """Emits the instructions of one checked kernel."""
 
     def __init__(self, checked: Checked, name: str, inplace: frozenset[str] = frozenset(),
@@ -63,6 +64,9 @@ class Lowerer:
         self.next = 1
         self.marks: dict[str, _Label] = {}
         self.loc: Loc | None = None
+        self.loops: list[tuple[_Label, _Label]] = []  # (continue, break) targets, innermost last
+        self.base = 0  # temporaries below this number are live (statements run inside a value)
+        self.in_expr = 0  # > 0 while a condition is tested inside a value (not in r0)
 
     # ---- emission ------------------------------------------------------------------------
 
@@ -74,6 +78,11 @@ class Lowerer:
     def mark(self, label: _Label) -> None:
         """Place a label before the next instruction."""
         self.items.append(label)
+
+    @staticmethod
+    def label(name: str) -> _Label:
+        """A new label (placed later with :meth:`mark`)."""
+        return _Label(name)
 
     def temp(self, n: int, dtype: str) -> Ref:
         """Temporary number n of a type (see the module docstring for naming)."""
@@ -192,7 +201,7 @@ class Lowerer:
         elif isinstance(e, Call) and e.func in ("i64", "f64"):
             self.emit("PUTL", t, self.operand_of(e.args[0]))
         else:
-            raise TypeError(f"cannot lower {e!r}")
+            self.eval_flow(e, t)
 
     def promoted(self, a, b) -> str:
         """The type a comparison of a and b is done in."""
@@ -219,11 +228,19 @@ class Lowerer:
     # ---- conditions ------------------------------------------------------------------------
 
     def compare(self, c: Compare, op: str) -> Ref:
-        """``PUTL r0, a; REL r0, r0, b`` (in the promoted type); returns r0."""
+        """``PUTL r0, a; REL r0, r0, b`` (in the promoted type); returns r0.
+
+        Inside a value (an ``if`` value's condition) the test goes to a new temporary instead,
+        and inlined calls in it run where they are evaluated (see lower_flow.py)."""
+        if self.in_expr:
+            r = self.new_temp(self.promoted(c.left, c.right))
+            self.eval_into(c.left, r)
+            self.emit(REL[op], r, self.operand_of(c.right))
+            return r
         c = self.hoist(c)
         self.loc = c.loc
-        self.next = 1
-        r0 = self.temp(0, self.promoted(c.left, c.right))
+        self.next = self.base + 1
+        r0 = self.temp(self.base, self.promoted(c.left, c.right))
         self.eval_into(c.left, r0)
         self.emit(REL[op], r0, self.operand_of(c.right))
         return r0
@@ -279,13 +296,7 @@ class Lowerer:
             case Assign():
                 self.assign(s)
             case While(cond=c, body=b):
-                top, exit_ = _Label("top"), _Label("exit")
-                self.mark(top)
-                self.branch_false(c, exit_)
-                self.stmts(b)
-                self.loc = s.loc
-                self.emit("JMP", target=top)
-                self.mark(exit_)
+                self.while_loop(c, b, (), s.loc)
             case If(cond=c, then=t, orelse=o):
                 end = _Label("end")
                 other = _Label("else") if o else end
@@ -301,12 +312,14 @@ class Lowerer:
                 var = Name(v, s.loc)
                 self.assign(Assign(var, lo, s.loc))
                 step = Assign(var, Binary("+", var, Num(1, False, s.loc), s.loc), s.loc)
-                self.stmt(While(Compare("<", var, hi, s.loc), tuple(b) + (step,), s.loc))
+                self.while_loop(Compare("<", var, hi, s.loc), b, (step,), s.loc)
             case Jump(label=name):
                 self.loc = s.loc
                 self.emit("JMP", target=self.marks.setdefault(name, _Label(name)))
             case Mark(label=name):
                 self.mark(self.marks.setdefault(name, _Label(name)))
+            case DoWhile() | Loop() | Break() | Continue() | TailLoop():
+                self.flow_stmt(s)
             case _:
                 raise TypeError(f"cannot lower {s!r}")
 
@@ -314,7 +327,7 @@ class Lowerer:
         """The three assignment rules of INCA-Q.md."""
         target, value = self.hoist(s.target), self.hoist(s.value)
         self.loc = s.loc
-        self.next = 1
+        self.next = self.base + 1
         dest = self.operand(target)
         if _simple(value):
             self.emit("PUTL", dest, self.operand(value))

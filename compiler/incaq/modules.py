@@ -12,6 +12,7 @@ from ... import stdlib
 from ...lang.diagnostics import DiagnosticError, Source, short
 from ...lang.userfiles import decode, read_bytes
 from .ast import Call, Func, Module, Use, nodes
+from .tailcalls import tail_call_ids
 
 BUILTINS = {"min": 2, "max": 2, "abs": 1, "i64": 1, "f64": 1}
 
@@ -81,7 +82,8 @@ class ModuleLoader:
 
     def _add_func(self, f: Func) -> None:
         if f.name in BUILTINS:
-            self.error(f, f"'{f.name}' is a builtin function and cannot be redefined")
+            self.error(f, f"'{f.name}' is a builtin function and cannot be redefined",
+                       f"name yours differently, e.g. '{self._free_name(f.name)}'")
         elif f.name in self.funcs:
             prev = self.funcs[f.name].loc
             self.error(f, f"function '{f.name}' is defined twice",
@@ -89,11 +91,31 @@ class ModuleLoader:
         else:
             self.funcs[f.name] = f
 
+    def _free_name(self, builtin: str) -> str:
+        """A function name like ``builtin`` that no function of the program has (for a hint)."""
+        for name in (f"my_{builtin}", f"{builtin}2", f"user_{builtin}"):
+            if name not in self.funcs:
+                return name
+        return f"{builtin}_"
+
     # ---- recursion -----------------------------------------------------------------------
 
     def find_recursion(self) -> None:
-        """Report every call cycle (the NIC has no call stack; functions are inlined)."""
-        graph = {name: sorted(calls_in(f.body) & set(self.funcs)) for name, f in self.funcs.items()}
+        """Report every call cycle (the NIC has no call stack; functions are inlined), except a
+        function calling itself only in tail calls, which become loops (see tailcalls.py)."""
+        self.tail_ids = set()
+        graph = {}
+        for name, f in self.funcs.items():
+            tails = tail_call_ids(f)
+            self.tail_ids |= tails
+            graph[name] = sorted((calls_in(f.body) & set(self.funcs)) - {name})
+            other = next((n for n in nodes(f.body) if isinstance(n, Call) and n.func == name
+                          and id(n) not in tails), None)
+            if other is not None:
+                self.recursive.add(name)
+                self.error(other, f"'{name}' calls itself here, and not as a tail call",
+                           f"only a self call in tail position (return {name}(...)) becomes a loop; "
+                           "other recursion cannot be inlined (the NIC has no call stack)")
         state: dict[str, int] = {}
         reported: set[frozenset] = set()
 
