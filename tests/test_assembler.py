@@ -275,7 +275,7 @@ def test_f64_index_is_rejected():
     (".var x f64\n.var x i64\nEND\n", "'x' is declared twice"),
     (".param N = 1\n.var N f64\nEND\n", "'N' is already a .param"),
     ("PUTL x, 1.5 + 1\nEND\n", "float literals cannot take part in arithmetic here"),
-    (".var T f64[4/0]\nEND\n", "division by zero in a constant expression"),
+    (".var T f64[4/0]\nEND\n", "division by zero in a param expression"),
     ("PUTL x, $\nEND\n", "unexpected character '$'"),
     ("PUTL x, 1 2\nEND\n", "unexpected integer '2'; expected ',' or the end of the line"),
 ])
