@@ -411,14 +411,20 @@ class Assembler:
                 raise _Bad(f"array dimension must be positive, not {size}", col, end)
             shape.append(size)
         value: int | float = 0 if dtype == "i64" else 0.0
+        default = None
         if init is not None:
-            if kw != "var":
+            if kw == "output":
                 col, end = _span(init)
-                raise _Bad(f"only .var declarations take an initial value (the host fills .{kw})", col, end)
-            value = self.init_value(init, dtype)
+                raise _Bad("an .output takes no initial value (the kernel computes it)", col, end,
+                           "an .input or .inout value after '=' is its default, a .var's its initial value")
+            if kw == "var":
+                value = self.init_value(init, dtype)
+            else:
+                default = self.init_value(init, dtype)
         alias = self.alias_of(at, kw, dtype, tuple(shape)) if at is not None else None
         self.decls[name] = Decl(name, kw, dtype, tuple(shape), value, alias=alias,
-                                loc=self.src.loc(line.n, name_tok.column, name_tok.end_column))
+                                loc=self.src.loc(line.n, name_tok.column, name_tok.end_column),
+                                default=default)
 
     def alias_of(self, at, kw: str, dtype: str, shape: tuple[int, ...]) -> str:
         """``@ X``: store this location in X's buffer; X must be declared before, alike, not an alias."""

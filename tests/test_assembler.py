@@ -244,7 +244,7 @@ def test_f64_index_is_rejected():
     (".var x\nEND\n", "'.var x' needs a type, e.g. f64 or i64[16]"),
     (".var x f32\nEND\n", "unknown element type 'f32'"),
     (".vars x f64\nEND\n", "unknown directive '.vars'"),
-    (".input x f64 = 1\nEND\n", "only .var declarations take an initial value (the host fills .input)"),
+    (".output x f64 = 1\nEND\n", "an .output takes no initial value (the kernel computes it)"),
     (".var x i64 = 1.5\nEND\n", "an i64 cannot be initialised with a float"),
     (".var T f64[0]\nEND\n", "array dimension must be positive, not 0"),
     (".var T f64[N]\nEND\n", "an array dimension must be an integer constant ('N' is not a .param)"),
