@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .ast import (Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile, For, If, IfExpr,
-                  Index, Loop, Name, Not, Num, Unary, While, statements)
+                  Index, Loop, Name, Not, Num, Unary, While, nodes, statements)
 from .checked import Checked, Jump, Mark, Seq, TailLoop
 
 
@@ -86,13 +86,8 @@ def _continues(body) -> bool:
 
 def _has_jump(node) -> bool:
     """Whether an early exit (a return's Jump, a break or a continue) is anywhere inside a node."""
-    if isinstance(node, (Jump, Break, Continue)):
-        return True
-    if isinstance(node, tuple):
-        return any(_has_jump(n) for n in node)
-    if hasattr(node, "__dataclass_fields__"):
-        return any(_has_jump(getattr(node, f)) for f in node.__dataclass_fields__ if f != "loc")
-    return False
+    # iterative: an expression may be a chain of 2,000 operators
+    return any(isinstance(n, (Jump, Break, Continue)) for n in nodes(node))
 
 
 def _scan(body, scan: _Scan, loops: tuple, ranges: dict | None = None) -> None:
