@@ -22,9 +22,10 @@ from inca.interpreter.profiles import load_profile
 from incaq_cases_arithmetic import CASES as ARITHMETIC
 from incaq_cases_control import CASES as CONTROL
 from incaq_cases_functions import CASES as FUNCTIONS, PARAMS, param_values
+from incaq_cases_issue11 import CASES as ISSUE11
 from incaq_programs_helpers import Case, cmod, merged
 
-CASES = merged(CONTROL, ARITHMETIC, FUNCTIONS)
+CASES = merged(CONTROL, ARITHMETIC, FUNCTIONS, ISSUE11)
 
 
 # ---- running ------------------------------------------------------------------------------------------
@@ -41,6 +42,7 @@ def write(tmp_path: Path, c: Case) -> tuple[Path, Path]:
 
 def test_there_are_enough_programs():
     assert len(CASES) >= 30
+    assert len(ISSUE11) >= 20
 
 
 @pytest.mark.parametrize("name", CASES)

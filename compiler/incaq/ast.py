@@ -8,7 +8,7 @@ What each node's ``loc`` spans:
 
 - expressions, assignments, call statements, returns and types: the whole node (``end_col`` is
   None when the node spans several lines);
-- ``While``, ``If`` and ``For``: their keyword;
+- ``While``, ``If``, ``For``, ``DoWhile``, ``Loop``, ``Break`` and ``Continue``: their keyword;
 - ``Func``, ``FuncParam``, ``Param``, ``VarDecl`` and ``Use``: the declared name;
 - ``Module``: line 1, column 1 of the file.
 
@@ -166,10 +166,11 @@ class VarDecl:
 
 @dataclass(frozen=True)
 class FuncParam:
-    """One parameter ``name: type`` of a function."""
+    """One parameter ``[inout] name: type`` of a function; ``by_ref`` for an ``inout`` scalar."""
 
     name: str
     type: TypeRef
+    by_ref: bool = False
     loc: Loc = _loc()
 
 
@@ -232,6 +233,37 @@ class For:
 
 
 @dataclass(frozen=True)
+class DoWhile:
+    """``do { body } while cond``: the body runs at least once, the test is at the bottom."""
+
+    body: tuple[Stmt, ...]
+    cond: Expr
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Loop:
+    """``loop { body }``: an endless loop, left with ``break`` or ``return``."""
+
+    body: tuple[Stmt, ...]
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Break:
+    """``break``: leave the innermost loop."""
+
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Continue:
+    """``continue``: go on with the next iteration of the innermost loop (a for loop steps first)."""
+
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
 class Return:
     """``return value`` or a bare ``return`` (value None)."""
 
@@ -260,7 +292,7 @@ class Module:
 
 Expr = Union[Num, Name, Index, Call, Unary, Binary, Compare, BoolOp, Not, IfExpr]
 # A `var` declaration may also appear inside a block (a local array or scalar).
-Stmt = Union[Assign, CallStmt, While, If, For, Return, VarDecl]
+Stmt = Union[Assign, CallStmt, While, If, For, DoWhile, Loop, Break, Continue, Return, VarDecl]
 Item = Union[Use, Param, VarDecl, Func, Stmt]
 Node = Union[Module, Item, FuncParam, TypeRef, Expr]
 
@@ -284,7 +316,7 @@ def statements(body) -> Iterator:
     """Every statement of a block and of the blocks nested in it (not inside expressions)."""
     for s in body:
         yield s
-        if isinstance(s, (While, For)):
+        if isinstance(s, (While, For, DoWhile, Loop)):
             yield from statements(s.body)
         elif isinstance(s, If):
             yield from statements(s.then)
@@ -306,7 +338,7 @@ def dump(node: Node) -> str:
     if isinstance(node, TypeRef):
         return _type(node)
     if isinstance(node, FuncParam):
-        return f"{node.name}: {_type(node.type)}"
+        return _param(node)
     lines: list[str] = []
     _dump_stmt(node, 0, lines)
     return "\n".join(lines)
@@ -342,6 +374,10 @@ def _type(t: TypeRef) -> str:
     return t.base + "".join("[]" if d is None else f"[{dump_expr(d)}]" for d in t.dims)
 
 
+def _param(p: FuncParam) -> str:
+    return f"{'inout ' * p.by_ref}{p.name}: {_type(p.type)}"
+
+
 def _dump_body(body: tuple[Stmt, ...], depth: int, lines: list[str]) -> None:
     for s in body:
         _dump_stmt(s, depth, lines)
@@ -361,7 +397,7 @@ def _dump_stmt(node: Node, depth: int, lines: list[str]) -> None:
             tail = "" if init is None else f" = {dump_expr(init)}"
             lines.append(f"{pad}VarDecl {r} {n}: {_type(t)}{tail}")
         case Func(name=n, params=ps, ret=ret, body=body):
-            sig = ", ".join(f"{p.name}: {_type(p.type)}" for p in ps)
+            sig = ", ".join(_param(p) for p in ps)
             arrow = "" if ret is None else f" -> {_type(ret)}"
             lines.append(f"{pad}Func {n}({sig}){arrow}")
             _dump_body(body, depth + 1, lines)
@@ -382,6 +418,16 @@ def _dump_stmt(node: Node, depth: int, lines: list[str]) -> None:
         case For(var=v, lo=lo, hi=hi, body=body):
             lines.append(f"{pad}For {v} in {dump_expr(lo)} .. {dump_expr(hi)}")
             _dump_body(body, depth + 1, lines)
+        case DoWhile(body=body, cond=c):
+            lines.append(f"{pad}DoWhile {dump_expr(c)}")
+            _dump_body(body, depth + 1, lines)
+        case Loop(body=body):
+            lines.append(f"{pad}Loop")
+            _dump_body(body, depth + 1, lines)
+        case Break():
+            lines.append(f"{pad}Break")
+        case Continue():
+            lines.append(f"{pad}Continue")
         case Return(value=v):
             lines.append(pad + "Return" + ("" if v is None else f" {dump_expr(v)}"))
         case _:

@@ -53,8 +53,11 @@ class Builder(Transformer_NonRecursive):
                         self.q.token_loc(name))
 
     def fparam(self, meta, children):
-        name, typ = children
-        return ast.FuncParam(str(name), typ, self.q.token_loc(name))
+        byref, name, typ = children
+        return ast.FuncParam(str(name), typ, byref is not None, self.q.token_loc(name))
+
+    def byref(self, meta, children):
+        return str(children[0])
 
     def type(self, meta, children):
         base, *dims = children
@@ -89,6 +92,19 @@ class Builder(Transformer_NonRecursive):
     def for_stmt(self, meta, children):
         var, lo, hi, body = children
         return ast.For(str(var), lo, hi, body, self._keyword_loc(meta, "for"))
+
+    def do_stmt(self, meta, children):
+        body, cond = children
+        return ast.DoWhile(body, cond, self._keyword_loc(meta, "do"))
+
+    def loop_stmt(self, meta, children):
+        return ast.Loop(children[0], self._keyword_loc(meta, "loop"))
+
+    def break_stmt(self, meta, children):
+        return ast.Break(self._keyword_loc(meta, "break"))
+
+    def continue_stmt(self, meta, children):
+        return ast.Continue(self._keyword_loc(meta, "continue"))
 
     def return_stmt(self, meta, children):
         return ast.Return(children[0], self.q.meta_loc(meta))

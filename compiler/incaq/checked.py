@@ -1,15 +1,16 @@
 """The checked AST: what the checker produces and the lowering consumes.
 
-Made of :mod:`.ast` nodes whose names are final INCA-A names, plus three nodes of its own
-(:class:`Seq`, :class:`Jump`, :class:`Mark`), a symbol table of :class:`Sym`, and the scopes the
-checker resolves names in.
+Made of :mod:`.ast` nodes whose names are final INCA-A names, plus nodes of its own (:class:`Seq`,
+:class:`Jump`, :class:`Mark`, and for loops that are left or repeated early :class:`LabeledLoop`,
+:class:`Exit`, :class:`Next`), a symbol table of :class:`Sym`, and the scopes the checker resolves
+names in.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ...lang.diagnostics import Loc
-from .ast import Binary, BoolOp, Call, Compare, Expr, Func, Index, Name, Not, Num, Unary
+from .ast import Binary, BoolOp, Call, Compare, Expr, Func, IfExpr, Index, Name, Not, Num, Unary
 
 @dataclass(frozen=True)
 class Sym:
@@ -51,6 +52,40 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class LabeledLoop:
+    """A loop that ``Exit`` / ``Next`` name by ``label``.
+
+    ``kind`` is ``while`` (test at the top), ``do`` (test at the bottom) or ``loop`` (no test,
+    ``cond`` is None). ``step`` runs after the body and on ``Next``: the increment of a for loop.
+    A ``while`` or ``for`` loop that no ``break`` or ``continue`` leaves stays a plain
+    :class:`~.ast.While` / :class:`~.ast.For`, so its lowering is exactly the spec's.
+    """
+
+    kind: str
+    cond: Expr | None
+    body: tuple
+    label: str
+    step: tuple = ()
+    loc: Loc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Exit:
+    """Leave the loop ``label`` (``break``, or a return out of a self-tail-recursive function)."""
+
+    label: str
+    loc: Loc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Next:
+    """Go on with the next iteration of loop ``label`` (``continue``, or a self tail call)."""
+
+    label: str
+    loc: Loc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class Checked:
     """A whole kernel after checking: its locations and its flat body."""
 
@@ -72,6 +107,8 @@ def type_of(e, syms: dict[str, Sym]) -> str:
             return type_of(x, syms)
         case Compare() | BoolOp() | Not():
             return "i64"
+        case IfExpr(then=a, orelse=b):
+            return "f64" if "f64" in (type_of(a, syms), type_of(b, syms)) else "i64"
         case Binary(left=a, right=b):
             return "f64" if "f64" in (type_of(a, syms), type_of(b, syms)) else "i64"
         case Call(func="i64"):
@@ -107,3 +144,7 @@ class Ctx:
     ret: Sym | None
     end: str
     jumped: bool = False
+    #: For a function whose self tail calls became a loop: that loop's label, and the symbols
+    #: its parameters are bound to (a tail call assigns them and starts the next iteration).
+    tail_loop: str | None = None
+    bound: tuple[Sym, ...] = ()

@@ -15,10 +15,11 @@ from dataclasses import replace
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Source, did_you_mean
 from ...lang.isa import I64_MAX, I64_MIN
-from .ast import (Assign, Binary, BoolOp, Call, CallStmt, Compare, Expr, For, Func, If, IfExpr,
-                  Index, Module, Name, Not, Num, Param, Return, Stmt, TypeRef, Unary, Use, VarDecl,
-                  While, nodes, statements)
+from .ast import (Assign, Binary, BoolOp, Break, Call, CallStmt, Compare, Continue, DoWhile, Expr,
+                  For, Func, If, IfExpr, Index, Loop, Module, Name, Not, Num, Param, Return, Stmt,
+                  TypeRef, Unary, Use, VarDecl, While, nodes, statements)
 from .checked import Checked, Ctx, Jump, Scope, Seq, Sym
+from .control import ControlFlow, as_cond
 from .inliner import Inliner
 from .modules import BUILTINS, ModuleLoader, calls_in
 from .params import ParamError, evaluate
@@ -30,7 +31,7 @@ ARITH = {"+", "-", "*", "/", "%"}
 BITWISE = {"&", "|", "^", "<<", ">>"}
 
 
-class Checker(ModuleLoader, Inliner):
+class Checker(ModuleLoader, Inliner, ControlFlow):
     """Checks one kernel with its modules; collects every diagnostic."""
 
     def __init__(self, sources: dict[str, Source], defines: dict[str, int], include: tuple[str, ...],
@@ -46,6 +47,9 @@ class Checker(ModuleLoader, Inliner):
         self.params: dict[str, int] = {}
         self.calls: dict[str, int] = {}
         self.recursive: set[str] = set()
+        self.tail_recursive: set[str] = set()  # self-recursive by tail calls only: become loops
+        self.loops: list[list] = []  # [label, named by a break or continue] of enclosing loops
+        self.loop_count = 0
         self.modules: set[str] = set()
         self.broken_modules = False  # a module was missing or did not parse
         self.poisoned: set[str] = set()  # params whose value could not be computed
@@ -176,17 +180,19 @@ class Checker(ModuleLoader, Inliner):
                 if tt == "i64" and vt == "f64":
                     self.error(s, f"assigning an f64 value to the i64 location '{_text(t)}' would "
                                "truncate it", "convert explicitly with i64(...)")
+                elif tt == "f64":
+                    self.no_boolean(value, v, f"the location '{_text(t)}'")
                 return pre + [Assign(target, value, s.loc)]
             case CallStmt(call=c):
                 if c.func in BUILTINS:
                     self.error(c, f"the result of {c.func}() is not used")
                     return []
+                if ctx is not None and ctx.tail_loop and c.func == ctx.func.name:
+                    return self.tail_call(c, scope, ctx)
                 pre, _, _ = self.call(c, scope, want_value=False)
                 return pre
-            case While(cond=c, body=b):
-                cond = self.cond(c, scope)
-                body = self.block(b, scope, ctx)
-                return [While(cond, tuple(body), s.loc)] if cond is not None else []
+            case While() | DoWhile() | Loop() | Break() | Continue():
+                return self.loop_stmt(s, scope, ctx)
             case If(cond=c, then=t, orelse=o):
                 cond = self.cond(c, scope)
                 then = self.block(t, scope, ctx)
@@ -201,11 +207,13 @@ class Checker(ModuleLoader, Inliner):
                     self.error(hi, "the bound of a for loop cannot call a function",
                                "compute it into a scalar before the loop")
                 var = self.target(Name(v, s.loc), scope, "i64")
-                body = self.block(b, scope, ctx)
+                label, exits, body = self.loop_body(b, scope, ctx)
                 if var is None or lo_c is None or hi_c is None:
                     return []
                 if self.symbols[var.id].dtype != "i64":
                     self.error(s, f"loop variable '{v}' must be i64")
+                if exits:
+                    return pre_lo + self.for_with_exits(s, var, lo_c, hi_c, body, label)
                 return pre_lo + [For(var.id, lo_c, hi_c, tuple(body), s.loc)]
             case Return(value=v):
                 return self.ret(s, v, scope, ctx)
@@ -224,16 +232,21 @@ class Checker(ModuleLoader, Inliner):
             if ctx.ret is None:
                 self.error(s, f"function '{ctx.func.name}' has no return type, so it cannot return a value",
                            f"declare it as func {ctx.func.name}(...) -> f64")
+            elif ctx.tail_loop and isinstance(v, Call) and v.func == ctx.func.name:
+                return self.tail_call(v, scope, ctx)
             else:
                 pre, value, vt = self.expr(v, scope)
                 if value is not None:
                     if ctx.ret.dtype == "i64" and vt == "f64":
                         self.error(v, f"function '{ctx.func.name}' returns i64 but this value is f64",
                                    "convert explicitly with i64(...)")
+                    elif ctx.ret.dtype == "f64":
+                        self.no_boolean(value, v, f"the result of '{ctx.func.name}'")
                     out = pre + [Assign(Name(ctx.ret.name, s.loc), value, s.loc)]
         elif ctx.ret is not None:
             self.error(s, f"function '{ctx.func.name}' must return an {ctx.ret.dtype} value")
-        if not (ctx.func.body and ctx.func.body[-1] is s):  # a final return just falls through
+        # A final return just falls through, unless the body became a loop (self tail calls).
+        if ctx.tail_loop or not (ctx.func.body and ctx.func.body[-1] is s):
             ctx.jumped = True
             out.append(Jump(ctx.end, s.loc))
         return out
@@ -349,6 +362,9 @@ class Checker(ModuleLoader, Inliner):
                     return pa + pb, None, "i64"
                 if ca is None or cb is None:
                     return pa + pb, None, "i64"
+                if "f64" in (ta, tb) and not (self.no_boolean(ca, a, f"the other operand of '{op}'")
+                                              and self.no_boolean(cb, b, f"the other operand of '{op}'")):
+                    return pa + pb, None, "i64"
                 return pa + pb, Binary(op, ca, cb, e.loc), "f64" if "f64" in (ta, tb) else "i64"
             case Compare(op=op, left=a, right=b):
                 pa, ca, _ = self.expr(a, scope)
@@ -357,26 +373,25 @@ class Checker(ModuleLoader, Inliner):
                     return pa + pb, None, "i64"
                 return pa + pb, Compare(op, ca, cb, e.loc), "i64"
             case BoolOp() | Not():
-                self.error(e, "'and', 'or' and 'not' combine conditions; they are not values here",
-                           "use them in while and if conditions")
-                return [], None, "i64"
+                return self.logic_value(e, scope)
             case IfExpr():
-                self.error(e, "'if ... then ... else' is a param expression, not a run-time value",
-                           "use an if statement")
-                return [], None, "i64"
+                return self.if_value(e, scope)
             case Call():
                 return self.call(e, scope, want_value=True)
         self.error(e, "unexpected expression")
         return [], None, "i64"
 
-    def cond(self, e: Expr, scope: Scope):
-        """Check a condition: comparisons combined with and/or/not. Calls inside stay as Seq."""
+    def cond(self, e: Expr, scope: Scope, operand: bool = False):
+        """Check a condition: comparisons combined with and/or/not. Calls inside stay as Seq.
+
+        An operand of and/or/not may also be any i64 value, true when it is not 0 (a flag).
+        """
         match e:
             case BoolOp(op=op, left=a, right=b):
-                ca, cb = self.cond(a, scope), self.cond(b, scope)
+                ca, cb = self.cond(a, scope, True), self.cond(b, scope, True)
                 return BoolOp(op, ca, cb, e.loc) if ca is not None and cb is not None else None
             case Not(operand=x):
-                cx = self.cond(x, scope)
+                cx = self.cond(x, scope, True)
                 return Not(cx, e.loc) if cx is not None else None
             case Compare(op=op, left=a, right=b):
                 pa, ca, _ = self.expr(a, scope)
@@ -388,7 +403,12 @@ class Checker(ModuleLoader, Inliner):
                 if pb:
                     cb = Seq(tuple(pb), cb, b.loc)
                 return Compare(op, ca, cb, e.loc)
-        self.expr(e, scope)
+        pre, value, t = self.expr(e, scope)
+        if operand and value is not None and t == "i64":
+            return as_cond(Seq(tuple(pre), value, e.loc) if pre else value)
+        if operand and value is not None:
+            self.logic_operand(e, t, "and', 'or' or 'not")
+            return None
         self.error(e, "a condition must be a comparison", "e.g. while x > 0 do { ... }")
         return None
 

@@ -15,14 +15,21 @@ uses, both needing the same fact: *each element of input X is read at most once 
 "Read at most once" is shown conservatively: X is never written, X is read at exactly one place
 in the program, and that place runs once per iteration of counted loops whose variables index
 distinct dimensions of X with coefficient 1 or -1 (so no element is read twice).
+
+Loops with several exits: ``break`` and early returns only end a loop sooner (fewer reads), but
+they make "certainly writes every element" false, so a place after one in its loop body is not
+trusted to run on each iteration. ``continue`` in a while loop repeats an iteration without its
+increment, so such a loop is not counted; a for loop's ``continue`` runs the increment first, so
+it stays counted. ``do ... while``, ``loop`` and the loops that self tail calls become are never
+counted.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary, While,
-                  statements)
-from .checked import Checked, Jump, Mark, Seq
+from .ast import (Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Not, Num,
+                  Unary, While, nodes)
+from .checked import Checked, Exit, Jump, LabeledLoop, Mark, Next, Seq
 
 
 @dataclass
@@ -42,9 +49,10 @@ class _Scan:
 
 
 def _assigned(body) -> set[str]:
-    """Scalar names assigned anywhere in a statement list (loop variables included)."""
+    """Scalar names assigned anywhere in a statement list (loop variables included), in every
+    nested loop and in the inlined calls of expressions (through an inout parameter)."""
     out: set[str] = set()
-    for s in statements(body):
+    for s in nodes(body):
         match s:
             case Assign(target=Name(id=n)) | For(var=n):
                 out.add(n)
@@ -68,8 +76,8 @@ def _counted_var(loop) -> str | None:
 
 
 def _has_jump(node) -> bool:
-    """Whether an early return (a Jump) is anywhere inside a checked node."""
-    if isinstance(node, Jump):
+    """Whether an early return, a break or a continue is anywhere inside a checked node."""
+    if isinstance(node, (Jump, Exit, Next)):
         return True
     if isinstance(node, tuple):
         return any(_has_jump(n) for n in node)
@@ -106,7 +114,16 @@ def _scan(body, scan: _Scan, loops: tuple, ranges: dict | None = None) -> None:
                 _expr(c, scan, loops, s)
                 _scan(t, scan, loops)
                 _scan(o, scan, loops)
-            case Jump() | Mark():
+            case LabeledLoop(kind=kind, cond=c, body=b, label=label, step=step):
+                continues = any(isinstance(n, Next) and n.label == label for n in nodes(b))
+                counted = None
+                if kind == "while" and (step or not continues):
+                    counted = _counted_var(While(c, tuple(b) + tuple(step)))
+                inner = loops + (counted,)
+                if c is not None:
+                    _expr(c, scan, inner, s)
+                _scan(tuple(b) + tuple(step), scan, inner)
+            case Jump() | Mark() | Exit() | Next():
                 pass
 
 
@@ -124,6 +141,9 @@ def _expr(e, scan: _Scan, loops: tuple, stmt) -> None:
             _expr(b, scan, loops, stmt)
         case Unary(operand=x) | Not(operand=x):
             _expr(x, scan, loops, stmt)
+        case IfExpr(cond=c, then=a, orelse=b):
+            for x in (c, a, b):
+                _expr(x, scan, loops, stmt)
         case Call(args=args):
             for a in args:
                 _expr(a, scan, loops, stmt)

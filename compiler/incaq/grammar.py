@@ -17,7 +17,7 @@ from ...lang.diagnostics import Diagnostic, Loc, Source
 #: The reserved words of INCA-Q (``i64``/``f64`` are types and the conversion functions).
 KEYWORDS = frozenset(
     "param input output inout var use func while do if then else for in return and or not "
-    "i64 f64".split()
+    "loop break continue i64 f64".split()
 )
 
 class Layout(PostLex):

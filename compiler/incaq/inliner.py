@@ -1,14 +1,15 @@
 """Function calls: builtins stay, user functions are inlined (a mixin of the checker).
 
-Scalars are passed by value (each argument is assigned to a renamed local), arrays by reference
-(the parameter name is bound to the caller's array), locals are renamed apart, and a ``return``
-assigns the result variable and jumps to the end of the inlined body.
+Scalars are passed by value (each argument is assigned to a renamed local), arrays and ``inout``
+scalars by reference (the parameter name is bound to the caller's location), locals are renamed
+apart, and a ``return`` assigns the result variable and jumps to the end of the inlined body. The
+body of a function that calls itself only in tail position becomes a loop (:mod:`.control`).
 """
 from __future__ import annotations
 
 from ...lang.diagnostics import did_you_mean
-from .ast import Assign, Call, Expr, Func, If, Index, Name, Return, statements
-from .checked import Ctx, Mark, Scope, Seq, Sym
+from .ast import Assign, Break, Call, Expr, For, Func, If, Index, Loop, Name, Return, statements
+from .checked import Ctx, Exit, LabeledLoop, Mark, Scope, Seq, Sym
 from .modules import BUILTINS
 
 MAX_DEPTH = 100  # blocks nested through inlined calls; the passes after this one recurse
@@ -72,6 +73,11 @@ class Inliner:
                     self.declare(inner, Sym(p.name, "array", p.type.base, (None,) * len(p.type.dims),
                                             loc=p.loc), p.name)
                 continue
+            if p.by_ref:
+                if not self.bind_scalar(p, a, scope, inner, f):
+                    ok = False
+                    self.declare(inner, Sym(p.name, "scalar", p.type.base, loc=p.loc), p.name)
+                continue
             pa, ca, ta = self.expr(a, scope)
             if ca is None:
                 ok = False
@@ -80,6 +86,8 @@ class Inliner:
                 self.error(a, f"argument '{p.name}' of '{f.name}' is i64 but this value is f64",
                            "convert explicitly with i64(...)")
                 ok = False
+            elif p.type.base == "f64":
+                self.no_boolean(ca, a, f"parameter '{p.name}' of '{f.name}'")
             sym = self.declare(inner, Sym(p.name, "scalar", p.type.base, loc=p.loc, implicit=True),
                                p.name)
             pre += pa + [Assign(Name(sym.name, a.loc), ca, a.loc)]
@@ -88,9 +96,7 @@ class Inliner:
             ret = self.declare(inner, Sym("ret", "scalar", f.ret.base, loc=f.loc, implicit=True),
                                "return value")
         ctx = Ctx(f, ret, self.fresh(f"{f.name}{n}_end"))
-        body = self.block(f.body, inner, ctx)
-        if ret is not None and not always_returns(f.body):
-            self.error(f, f"function '{f.name}' can reach its end without returning a value")
+        body = self.function_body(f, inner, ctx)
         if ctx.jumped:
             body.append(Mark(ctx.end, f.loc))
         if not ok:
@@ -99,6 +105,46 @@ class Inliner:
         if result is None:
             return pre + body, None, "i64"
         return [], Seq(tuple(pre + body), result, c.loc), ret.dtype
+
+    def function_body(self, f: Func, inner: Scope, ctx: Ctx) -> list:
+        """Check a function body (breaks and continues stay inside it); a self-tail-recursive
+        body becomes ``loop { body }``, which a tail call continues and a return leaves."""
+        if f.name in self.tail_recursive:
+            self.loop_count += 1
+            ctx.tail_loop = f"loop#{self.loop_count}"
+            ctx.bound = tuple(inner.lookup(p.name) for p in f.params)
+        saved, self.loops = self.loops, []
+        body = self.block(f.body, inner, ctx)
+        self.loops = saved
+        if ctx.ret is not None and not always_returns(f.body):
+            self.error(f, f"function '{f.name}' can reach its end without returning a value")
+        if ctx.tail_loop:
+            falls_off = [] if always_returns(f.body) else [Exit(ctx.tail_loop, f.loc)]
+            body = [LabeledLoop("loop", None, tuple(body + falls_off), ctx.tail_loop, (), f.loc)]
+        return body
+
+    def bind_scalar(self, p, a, scope: Scope, inner: Scope, f: Func) -> bool:
+        """Pass a scalar by reference (``inout``): the argument must be a variable of its type."""
+        sym = scope.lookup(a.id) if isinstance(a, Name) else None
+        if sym is None or sym.kind != "scalar":
+            what = ("a param, a compile-time constant" if sym is not None and sym.kind == "param"
+                    else "an array" if sym is not None else
+                    f"'{a.id}', which is not defined" if isinstance(a, Name) else "a value")
+            self.error(a, f"argument '{p.name}' of '{f.name}' is inout, so it must be a scalar "
+                       f"variable, not {what}",
+                       "assign the value to a variable first, pass the variable, and read it after")
+            return False
+        if sym.dtype != p.type.base:
+            self.error(a, f"argument '{p.name}' of '{f.name}' is an inout {p.type.base}, but "
+                       f"'{a.id}' is {sym.dtype}", "inout passes the location itself, so the types "
+                       "must be the same")
+            return False
+        if sym.role == "input" and not self.clobber and p.name in written_scalars(f.body):
+            self.error(a, f"'{a.id}' is an input, but '{f.name}' writes its parameter '{p.name}'",
+                       "declare it inout, or compile with --clobber to compute over inputs")
+            return False
+        inner.names[p.name] = sym
+        return True
 
     def bind_array(self, p, a, scope: Scope, inner: Scope, f: Func) -> bool:
         """Pass an array by reference; its element type, rank and fixed extents must agree."""
@@ -138,9 +184,7 @@ class Inliner:
         ret = Sym("__ret", "scalar", f.ret.base) if f.ret is not None else None
         if ret is not None:
             self.symbols["__ret"] = ret
-        self.block(f.body, scope, Ctx(f, ret, "__end"))
-        if ret is not None and not always_returns(f.body):
-            self.error(f, f"function '{f.name}' can reach its end without returning a value")
+        self.function_body(f, scope, Ctx(f, ret, "__end"))
         self.symbols = saved
 
 
@@ -152,7 +196,25 @@ def always_returns(stmts) -> bool:
         return True
     if isinstance(last, If):
         return always_returns(last.then) and always_returns(last.orelse)
+    if isinstance(last, Loop):  # an endless loop is only left by a break or a return
+        return not _breaks(last.body)
     return False
+
+
+def _breaks(stmts) -> bool:
+    """Whether a break leaves the loop whose body is ``stmts`` (not one of its inner loops)."""
+    for s in stmts:
+        if isinstance(s, Break):
+            return True
+        if isinstance(s, If) and (_breaks(s.then) or _breaks(s.orelse)):
+            return True
+    return False
+
+
+def written_scalars(stmts) -> set[str]:
+    """Names of scalars a statement list assigns or counts with (calls are checked when inlined)."""
+    return {s.target.id if isinstance(s, Assign) else s.var for s in statements(stmts)
+            if (isinstance(s, Assign) and isinstance(s.target, Name)) or isinstance(s, For)}
 
 
 def written_arrays(stmts) -> set[str]:

@@ -19,20 +19,14 @@ from dataclasses import dataclass
 from ...lang.diagnostics import Loc
 from ...lang.inference import infer_scalar_types
 from ...lang.program import Affine, Decl, Imm, Instr, Operand, Program, Ref
-from .ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num, Unary, While
-from .checked import Checked, Jump, Mark, Seq, Sym, type_of
+from .ast import (Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Not, Num,
+                  Unary, While)
+from .checked import Checked, Exit, Jump, LabeledLoop, Mark, Next, Seq, Sym, type_of
+from .lower_control import NEGATED, ControlLowering, Label as _Label
 
 ALU = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "&": "AND", "|": "OR",
        "^": "XOR", "<<": "SHL", ">>": "SHR", "min": "MIN", "max": "MAX"}
 REL = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
-NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
-
-
-@dataclass(eq=False)
-class _Label:
-    """A position in the instruction stream, resolved to an instruction number at the end."""
-
-    name: str
 
 
 def _simple(e) -> bool:
@@ -48,7 +42,7 @@ def _binary_parts(e):
     return None
 
 
-class Lowerer:
+class Lowerer(ControlLowering):
     """Emits the instructions of one checked kernel."""
 
     def __init__(self, checked: Checked, name: str, inplace: frozenset[str] = frozenset(),
@@ -61,6 +55,7 @@ class Lowerer:
         self.temps: dict[tuple[int, str], str] = {}
         self.next = 1
         self.marks: dict[str, _Label] = {}
+        self.exits: dict[str, tuple[_Label, _Label]] = {}  # loop label -> (continue, exit)
         self.loc: Loc | None = None
 
     # ---- emission ------------------------------------------------------------------------
@@ -190,6 +185,10 @@ class Lowerer:
             self.emit("MAX", t, neg)
         elif isinstance(e, Call) and e.func in ("i64", "f64"):
             self.emit("PUTL", t, self.operand_of(e.args[0]))
+        elif isinstance(e, (BoolOp, Not)):
+            self.logic_into(e, t)
+        elif isinstance(e, IfExpr):
+            self.select_into(e, t)
         else:
             raise TypeError(f"cannot lower {e!r}")
 
@@ -211,6 +210,12 @@ class Lowerer:
                 return Unary(op, self.hoist(x), e.loc)
             case Call(func=f, args=args):
                 return Call(f, tuple(self.hoist(a) for a in args), e.loc)
+            case BoolOp(op=op, left=a, right=b):  # (the checker keeps calls out of the right side)
+                return BoolOp(op, self.hoist(a), b, e.loc)
+            case Not(operand=x):
+                return Not(self.hoist(x), e.loc)
+            case IfExpr(cond=c, then=a, orelse=b):  # (and out of the branches)
+                return IfExpr(self.hoist(c), a, b, e.loc)
             case Index(base=b, indices=ix):
                 return Index(b, tuple(self.hoist(i) for i in ix), e.loc)
         return e
@@ -285,6 +290,8 @@ class Lowerer:
                 self.loc = s.loc
                 self.emit("JMP", target=top)
                 self.mark(exit_)
+            case If(cond=c, then=(Exit() | Next() as jump,), orelse=()):
+                self.branch_true(c, self.loop_target(jump))  # `if c then { break }`: no JMP
             case If(cond=c, then=t, orelse=o):
                 end = _Label("end")
                 other = _Label("else") if o else end
@@ -306,6 +313,10 @@ class Lowerer:
                 self.emit("JMP", target=self.marks.setdefault(name, _Label(name)))
             case Mark(label=name):
                 self.mark(self.marks.setdefault(name, _Label(name)))
+            case LabeledLoop():
+                self.labeled_loop(s)
+            case Exit() | Next():
+                self.loop_jump(s)
             case _:
                 raise TypeError(f"cannot lower {s!r}")
 
@@ -314,6 +325,9 @@ class Lowerer:
         target, value = self.hoist(s.target), self.hoist(s.value)
         self.loc = s.loc
         self.next = 1
+        if isinstance(value, IfExpr):
+            self.if_assign(target, value, s.loc)
+            return
         dest = self.operand(target)
         if _simple(value):
             self.emit("PUTL", dest, self.operand(value))

@@ -59,7 +59,8 @@ class ModuleLoader:
 
     def _add_func(self, f: Func) -> None:
         if f.name in BUILTINS:
-            self.error(f, f"'{f.name}' is a builtin function and cannot be redefined")
+            self.error(f, f"'{f.name}' is a builtin function and cannot be redefined",
+                       f"give yours another name, e.g. my_{f.name}")
         elif f.name in self.funcs:
             prev = self.funcs[f.name].loc
             self.error(f, f"function '{f.name}' is defined twice",
@@ -70,8 +71,29 @@ class ModuleLoader:
     # ---- recursion -----------------------------------------------------------------------
 
     def find_recursion(self) -> None:
-        """Report every call cycle (the NIC has no call stack; functions are inlined)."""
+        """Report every call cycle (the NIC has no call stack; functions are inlined).
+
+        A function that calls itself only in tail position is not a cycle: its body becomes a
+        loop (``tail_recursive``). A self call elsewhere is reported where it is written.
+        """
+        from .control import tail_calls
+
         graph = {name: sorted(calls_in(f.body) & set(self.funcs)) for name, f in self.funcs.items()}
+        for name, f in self.funcs.items():
+            if name not in graph[name]:
+                continue
+            tails = tail_calls(f)
+            others = [c for c in nodes(f.body) if isinstance(c, Call) and c.func == name
+                      and id(c) not in tails]
+            for c in others:
+                self.error(c, f"'{name}' calls itself here, and not as a tail call",
+                           "functions are inlined (the NIC has no call stack); only a self call "
+                           f"whose value is returned at once (return {name}(...)) becomes a loop")
+            if others:
+                self.recursive.add(name)
+            else:
+                self.tail_recursive.add(name)
+            graph[name].remove(name)
         state: dict[str, int] = {}
         reported: set[frozenset] = set()
 

@@ -30,7 +30,8 @@ _INFIX = _COMPARE | {
 }
 _STMT_END = frozenset({"_NL", "_SEMI", "RBRACE", "$END"})
 # Accepted exactly where a statement may start.
-_STMT_START = frozenset({"VAR", "WHILE", "FOR", "RETURN"})
+# (not DO: it is also what follows a loop condition)
+_STMT_START = frozenset({"VAR", "WHILE", "FOR", "RETURN", "LOOP", "BREAK", "CONTINUE"})
 _TOP_LEVEL_ONLY = {
     "PARAM": "'param' declarations",
     "INPUT": "'input' declarations",
@@ -57,7 +58,8 @@ _WORDS = {
 }
 # Keywords that start a statement or a declaration.
 _STATEMENT_KEYWORDS = frozenset(
-    {"param", "input", "output", "inout", "var", "use", "func", "while", "if", "for", "return"})
+    {"param", "input", "output", "inout", "var", "use", "func", "while", "if", "for", "return",
+     "do", "loop", "break", "continue"})
 # Words for `else if` from other languages.
 _MISSPELT_ELSE_IF = frozenset({"elif", "elsif", "elseif"})
 # What follows `x` at the start of a statement: an assignment or a call.
