@@ -6,8 +6,8 @@ and the diagnostics are imported at start-up, so ``incac --version`` is instant.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from pathlib import Path
 
 from ..lang import __version__
 from ..lang.diagnostics import (EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Diagnostic,
@@ -72,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         if n > 1:
             print(f"{n} errors generated.", file=sys.stderr)
         return EXIT_ERROR
+    except KeyboardInterrupt:  # Ctrl-C: quietly, with the shell's code for SIGINT (as inca does)
+        return 130
     except BrokenPipeError:
         return EXIT_OK
     except Exception:  # a bug in the toolchain, never the user's fault
@@ -98,51 +100,57 @@ def stats_text(prog) -> str:
             f"(capacity 1048576 by default), in the base profile host memory\n")
 
 
-def emit_ast(args) -> int:
-    """``--emit ast``: the parsed INCA-Q syntax tree."""
+def emit_ast(args) -> str:
+    """``--emit ast``: the text of the parsed INCA-Q syntax tree."""
     from .frontend import read_source
     from .incaq.ast import dump
     from .incaq.parser import parse
 
     if not args.file.endswith(".incaq"):
         raise DiagnosticError([Diagnostic("--emit ast needs an INCA-Q (.incaq) file", file=args.file)])
-    text = dump(parse(read_source(args.file))) + "\n"
-    if args.output in (None, "-"):
-        sys.stdout.write(text)
-    else:
-        Path(args.output).write_text(text, encoding="utf-8")
-    return EXIT_OK
+    return dump(parse(read_source(args.file))) + "\n"
+
+
+def output_path(args, emit: str) -> str:
+    """Where the output goes: ``-o``, else ``<stem>.tuples.json`` for json from a source file,
+    else ``-`` (stdout)."""
+    if args.output is not None:
+        return args.output
+    if emit == "json" and not args.file.endswith(".json"):
+        # splitext, not Path.with_suffix: that raises on a path with no name ('', '.', 'dir/'),
+        # which must reach the frontend's "unknown file kind" diagnostic instead
+        return os.path.splitext(args.file)[0] + ".tuples.json"
+    return "-"
 
 
 def compile_command(args) -> int:
     """Load, compile and write the requested stage."""
     from ..lang.tuples import encode, listing, to_json
+    from ..lang.userfiles import check_output, write_text
     from .frontend import compile_options, load_program
     from .printer import print_program
 
     options = compile_options(args)
     emit = args.emit or "json"
+    out = output_path(args, emit)
+    if out != "-":
+        check_output(out, "incac", [args.file])  # before compiling: a bad -o fails at once
+    prog = None
     if emit == "ast":
-        return emit_ast(args)
-    prog = load_program(args.file, options)
-    if emit == "asm":
-        text = print_program(prog, locations=not args.file.endswith(".incaa"))
-    elif emit == "tuples":
-        text = listing(encode(prog))
+        text = emit_ast(args)
     else:
-        text = to_json(encode(prog))
-    out = args.output
-    if out is None:
-        stem = str(Path(args.file).with_suffix(""))
-        out = stem + ".tuples.json" if emit == "json" and not args.file.endswith(".json") else "-"
+        prog = load_program(args.file, options)
+        if emit == "asm":
+            text = print_program(prog, locations=not args.file.endswith(".incaa"))
+        elif emit == "tuples":
+            text = listing(encode(prog))
+        else:
+            text = to_json(encode(prog))
     if out == "-":
         sys.stdout.write(text)
     else:
-        try:
-            Path(out).write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise DiagnosticError([Diagnostic(f"cannot write output: {e.strerror}", file=out)]) from None
-    if args.stats:
+        write_text(out, text, "incac")
+    if args.stats and prog is not None:
         sys.stderr.write(stats_text(prog))
     return EXIT_OK
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Source
+from ..lang.numbers import NumberError, parse_int
 from ..lang.program import Program
 from ..lang.tuples import TupleProgram, encode, from_json
+from ..lang.userfiles import read_text
 
 KINDS = (".incaq", ".incaa", ".json")
 
@@ -27,16 +28,9 @@ class Options:
 
 
 def read_source(path: str) -> Source:
-    """The text of a file as a Source; a missing or unreadable file is a diagnostic."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DiagnosticError([Diagnostic("no such file", file=path)]) from None
-    except IsADirectoryError:
-        raise DiagnosticError([Diagnostic("is a directory, not a program file", file=path)]) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise DiagnosticError([Diagnostic(f"cannot read: {e}", file=path)]) from None
-    return Source(path, text)
+    """The text of a file as a Source; a missing, unreadable, oversized or non-UTF-8 file is a
+    diagnostic, and a leading byte-order mark is dropped (:func:`~inca.lang.userfiles.read_text`)."""
+    return Source(path, read_text(path))
 
 
 def kind_of(path: str) -> str:
@@ -77,17 +71,22 @@ def _define(text: str) -> tuple[str, int]:
     if not sep or not name.isidentifier():
         raise argparse.ArgumentTypeError(f"expected NAME=INTEGER, not {text!r}")
     try:
-        return name, int(value, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{name}: {value!r} is not an integer") from None
+        return name, parse_int(value)
+    except NumberError as e:
+        raise argparse.ArgumentTypeError(f"{name}: {e}") from None
+
+
+def any_int(text: str) -> int:
+    """argparse type: an integer (decimal, 0x, 0b, 0o) of bounded size (:mod:`inca.lang.numbers`)."""
+    try:
+        return parse_int(text)
+    except NumberError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def positive_int(text: str) -> int:
     """argparse type: a positive integer."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    v = any_int(text)
     if v <= 0:
         raise argparse.ArgumentTypeError("must be positive")
     return v

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from ..compiler.frontend import add_compile_options, compile_options, positive_int
+from ..compiler.frontend import add_compile_options, any_int, compile_options, positive_int
 from ..lang import __version__
 from ..lang.diagnostics import (EXIT_ERROR, EXIT_FAULT, EXIT_INTERNAL, EXIT_OK, EXIT_STEPS,
                                 EXIT_USAGE, Diagnostic, DiagnosticError, quote_file)
@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="override a profile parameter, e.g. link_gbps=400 or elem_gap=1/3")
     run.add_argument("--input", metavar="NAME=VALUES", action="append", default=[],
                      help="input values: 1,2,3 or @file.json (a number or nested list)")
-    run.add_argument("--seed", type=int, help="pseudo-random values for every input not given")
+    run.add_argument("--seed", type=any_int, help="pseudo-random values for every input not given")
     run.add_argument("--max-steps", type=positive_int, default=100_000_000, metavar="N",
                      help="stop a runaway kernel after N tuples (default 100000000)")
     run.add_argument("--trace", action="store_true", help="print one line per fired tuple")
@@ -161,14 +161,14 @@ def cmd_run(args) -> int:
     """``inca run``."""
     from ..compiler.frontend import load_tuples
     from .engine import RuntimeFault, StepLimit
-    from .inputs import gather_inputs, to_json_data, to_text
+    from .inputs import check_footprint, gather_inputs, to_json_data, to_text
     from .loader import execute, summary_lines, time_us_text
     from .profiles import load_profile
 
     tp = load_tuples(args.file, compile_options(args))
     profile = load_profile(args.profile, dict(args.param))
-    decls = {b.name: b for b in tp.buffers}
-    inputs = gather_inputs(decls, args.input, args.seed)
+    check_footprint(tp, profile)
+    inputs = gather_inputs({b.name: b for b in tp.buffers}, args.input, args.seed)
     trace = (sys.stderr if args.json else sys.stdout) if args.trace else None
     try:
         r = execute(tp, profile, inputs, args.max_steps, trace)

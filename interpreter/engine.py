@@ -95,6 +95,14 @@ def element_address(ref: Ref, buf: Buffer, buffers: dict[str, Buffer]) -> Callab
     return addrn
 
 
+def scalar_address(ref: Ref, buf: Buffer, buffers: dict[str, Buffer]) -> Callable[[], int]:
+    """Flat address of the one value a scalar, element or one-element vector reference names."""
+    if ref.is_vector:
+        addrs = vector_addresses(ref, buf, buffers)
+        return lambda: addrs()[0]
+    return element_address(ref, buf, buffers)
+
+
 def vector_addresses(ref: Ref, buf: Buffer, buffers: dict[str, Buffer]) -> Callable[[], list[int]]:
     """Flat addresses of every element a vector reference selects, row-major over its slices."""
     parts = []
@@ -156,6 +164,8 @@ def make_fetch(payload, dest: Ref | None, buffers: dict[str, Buffer]) -> Callabl
     data = buf.data
     if payload.is_vector:
         addrs = vector_addresses(payload, buf, buffers)
+        if not vector:  # a one-element vector read as a scalar (lang.check admits only those)
+            return lambda: data[addrs()[0]]
         bmap = broadcast_map(_shape(payload), _shape(dest))
         return lambda: (lambda vals: [vals[i] for i in bmap])([data[a] for a in addrs()])
     if not payload.index:
@@ -179,7 +189,7 @@ def make_apply(me, buffers: dict[str, Buffer], src_dtype: str | None, k: int) ->
     buf = buffers[dest.name]
     data = buf.data
     if me.update is Update.BLEZ:
-        addr = element_address(dest, buf, buffers)
+        addr = scalar_address(dest, buf, buffers)
 
         def blez(target: int) -> int:
             return target if data[addr()] <= 0 else nxt
@@ -405,8 +415,8 @@ def _fmt_ns(t) -> str:
 
 def _read_dest(nic: NIC, dest: Ref) -> str:
     buf = nic.buffers[dest.name]
-    if dest.is_vector:
+    if dest.is_vector and math.prod(_shape(dest)) != 1:
         return f"[{math.prod(_shape(dest))} elements]"
-    addr = element_address(dest, buf, nic.buffers)()
+    addr = scalar_address(dest, buf, nic.buffers)()
     return format_value(buf.data[addr], buf.dtype)
 

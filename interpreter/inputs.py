@@ -1,14 +1,47 @@
 """Host-side input values: ``--input NAME=1,2,3``, ``NAME=@file.json``, and seeded random fill."""
 from __future__ import annotations
 
-import json
 import math
 import random
+from typing import TYPE_CHECKING
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..lang.isa import I64_MAX, I64_MIN
+from ..lang.numbers import NumberError, checked_float, parse_float, parse_int
 from ..lang.program import Decl, format_value
-from ..lang.tuples import json_value
+from ..lang.tuples import TupleProgram, json_value
+from ..lang.userfiles import load_json
+
+if TYPE_CHECKING:
+    from .profiles import Profile
+
+# The model keeps every element in a Python list; beyond this much modeled data (host memory
+# has no capacity in the model) the simulation itself would exhaust the machine.
+SIMULATION_LIMIT = 1 << 30
+# A JSON input file may spend this many bytes per element (pretty-printed nested lists of
+# shortest-round-trip doubles need about 30), and at least JSON_MIN_BYTES whatever its size.
+JSON_BYTES_PER_ELEMENT = 64
+JSON_MIN_BYTES = 1 << 20
+
+
+def check_footprint(tp: TupleProgram, profile: "Profile | None" = None) -> None:
+    """Refuse a program whose data the model cannot hold, before any input is generated or any
+    buffer allocated: more than :data:`SIMULATION_LIMIT` bytes, or more than the profile's
+    scratchpad. ``inca run``, ``inca report``, the REPL's ``:load`` and every install call this
+    first; sizes come from the declarations alone, so the check costs nothing."""
+    need = sum(b.nbytes for b in tp.buffers if b.alias is None)
+    if need > SIMULATION_LIMIT:
+        raise DiagnosticError([Diagnostic(
+            f"the program's data needs {need} bytes; the reference model simulates at most "
+            f"{SIMULATION_LIMIT} bytes (1 GiB)", None, "use a smaller payload",
+            file=tp.source or "inca")])
+    capacity = profile.capacity if profile is not None else None
+    if capacity is not None and need > capacity:
+        raise DiagnosticError([Diagnostic(
+            f"the program's data needs {need} bytes but the scratchpad of profile "
+            f"'{profile.name}' holds {capacity} bytes", None, "use a smaller payload, a profile "
+            "with a larger scratchpad_bytes, or the base profile (data in host memory)",
+            file=tp.source or "inca")])
 
 
 def _fail(message: str, hint: str | None = None) -> DiagnosticError:
@@ -16,29 +49,38 @@ def _fail(message: str, hint: str | None = None) -> DiagnosticError:
 
 
 def _scalar(text, dtype: str, name: str) -> int | float:
-    if isinstance(text, bool):
+    """One element: a JSON number (already bounded by the JSON reader) or text, which goes
+    through the bounded number parser: no 4,300-digit ValueError, no silent ``inf`` from 1e400
+    (explicit ``inf`` and ``nan`` are values an f64 may hold)."""
+    if isinstance(text, bool) or not isinstance(text, (int, float, str)):
         raise _fail(f"{name}: {text!r} is not a number")
-    if isinstance(text, (int, float)):
-        value = text
-    else:
-        t = str(text).strip()
-        try:
-            value = int(t, 0)
-        except ValueError:
-            try:
-                value = float(t)
-            except ValueError:
-                raise _fail(f"{name}: {t!r} is not a number") from None
-    if dtype == "i64":
-        if isinstance(value, float):
-            raise _fail(f"{name} is i64 but {text!r} is not an integer")
-        if not I64_MIN <= value <= I64_MAX:
-            raise _fail(f"{name}: {value} does not fit in i64")
-        return value
     try:
-        return float(value)
-    except OverflowError:
-        raise _fail(f"{name}: {value} is too large for f64") from None
+        if isinstance(text, str):
+            body = text.strip().lstrip("+-")
+            written_as_int = body.isdigit() or body[:2].lower() in ("0x", "0b", "0o")
+            if dtype == "i64":
+                try:
+                    value = parse_int(text, "integer")
+                except NumberError:
+                    if written_as_int:  # too many digits, or a bad digit: the parser says which
+                        raise
+                    parse_float(text, "value", allow_special=True)  # not even a number: say that
+                    raise _fail(f"{name} is i64 but {text.strip()!r} is not an integer") from None
+            elif written_as_int and not body.isdigit():
+                value = parse_int(text, "integer")
+            else:  # decimal integers too: float("123") rounds exactly as float(123) does
+                value = parse_float(text, "value", allow_special=True)
+        else:
+            value = text
+        if dtype == "i64":
+            if isinstance(value, float):
+                raise _fail(f"{name} is i64 but {text!r} is not an integer")
+            if not I64_MIN <= value <= I64_MAX:
+                raise _fail(f"{name}: {value} does not fit in i64")
+            return value
+        return checked_float(value, "value")
+    except NumberError as e:
+        raise _fail(f"{name}: {e}") from None
 
 
 def _flatten(value, shape: tuple[int, ...], name: str, top: bool = True) -> list:
@@ -72,13 +114,7 @@ def parse_input(arg: str, decls: dict[str, Decl]) -> tuple[str, list]:
         raise _fail(f"'{name}' {what}", did_you_mean(name, settable) or
                     ("inputs: " + ", ".join(settable) if settable else "this program has no inputs"))
     if rhs.startswith("@"):
-        try:
-            with open(rhs[1:], encoding="utf-8") as f:
-                value = json.load(f)
-        except OSError as e:
-            raise _fail(f"{name}: cannot read {rhs[1:]}: {e.strerror}") from None
-        except json.JSONDecodeError as e:
-            raise _fail(f"{name}: {rhs[1:]} is not valid JSON ({e.msg})") from None
+        value = load_json(rhs[1:], max(JSON_MIN_BYTES, JSON_BYTES_PER_ELEMENT * decl.size))
     elif decl.shape:
         value = [v for v in rhs.split(",")] if rhs.strip() else []
     else:
@@ -99,7 +135,10 @@ def seeded_values(decl: Decl, seed: int) -> list:
 
 
 def gather_inputs(decls: dict[str, Decl], args: list[str], seed: int | None) -> dict[str, list]:
-    """Inputs from ``--input`` arguments, then seeded values for every input not given."""
+    """Inputs from ``--input`` arguments, then seeded values for every input not given.
+
+    Callers first pass the program through :func:`check_footprint`, which bounds what is made here.
+    """
     values: dict[str, list] = {}
     for arg in args:
         name, flat = parse_input(arg, decls)

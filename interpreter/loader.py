@@ -17,13 +17,11 @@ from ..lang.isa import OPCODES, OpClass
 from ..lang.program import Imm, vector_elements
 from ..lang.tuples import DONE, PC, TupleProgram
 from .engine import Execution, run
+from .inputs import check_footprint
 from .nic import NIC, NICError
 from .profiles import Profile
 
 CLASSES = ("PUTL", "ALU", "BLEZ", "JMP")
-# The model keeps every element in a Python list; beyond this much modeled data (host memory
-# has no capacity in the model) the simulation itself would exhaust the machine.
-SIMULATION_LIMIT = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -64,31 +62,9 @@ class RunResult:
     tuples_per_s: float
 
 
-def data_bytes(tp: TupleProgram) -> int:
-    """Bytes the program's locations occupy (an alias shares its buffer's)."""
-    return sum(b.nbytes for b in tp.buffers if b.alias is None)
-
-
-def check_simulable(tp: TupleProgram) -> None:
-    """Refuse a program whose data the model cannot hold, before anything allocates it."""
-    need = data_bytes(tp)
-    if need > SIMULATION_LIMIT:
-        raise DiagnosticError([Diagnostic(
-            f"the program's data needs {need} bytes; the reference model simulates at most "
-            f"{SIMULATION_LIMIT} bytes (1 GiB)", None, "use a smaller payload",
-            file=tp.source or "inca")])
-
-
 def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
     """Bind buffers, write inputs, post MEs and arm triggered ops; returns (pc, done) counters."""
-    check_simulable(tp)
-    capacity = nic.profile.capacity
-    need = data_bytes(tp)
-    if capacity is not None and need > capacity:
-        raise DiagnosticError([Diagnostic(
-            f"the program's data needs {need} bytes but the scratchpad of profile "
-            f"'{nic.profile.name}' holds {capacity} bytes", None, "use a smaller payload, a profile with a larger "
-            "scratchpad_bytes, or the base profile (data in host memory)", file=tp.source or "inca")])
+    check_footprint(tp, nic.profile)
     try:
         for b in tp.buffers:
             if b.alias is not None:

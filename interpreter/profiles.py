@@ -5,6 +5,7 @@ All parameters are exact rationals (:class:`fractions.Fraction`), so ``elem_gap 
 """
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -12,6 +13,8 @@ from pathlib import Path
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..lang.isa import OpClass
+from ..lang.numbers import NumberError, parse_fraction
+from ..lang.userfiles import read_text
 
 # Parameters of each memory kind, with the scratchpad defaults of MODEL.md 3, in display order.
 SCRATCHPAD_PARAMS: dict[str, str] = {
@@ -30,6 +33,23 @@ HOST_PARAMS: dict[str, str] = {
 }
 KINDS = {"scratchpad": SCRATCHPAD_PARAMS, "host": HOST_PARAMS}
 
+# The range of every parameter (docs/model.md#parameter-ranges) and its unit: wide enough for any
+# design study, and narrow enough that every cost stays a modest exact rational and every modeled
+# time a finite double (outside them, 1e-400 Gb/s overflowed only when the time was printed).
+_NS = (Fraction(0), Fraction(10**9), "ns")
+RANGES: dict[str, tuple[Fraction, Fraction, str]] = {
+    "link_gbps": (Fraction(1, 1000), Fraction(10**6), "Gb/s"),
+    "msg_bits": (Fraction(1), Fraction(10**6), "bits"),
+    "L": _NS, "m": _NS, "vec_fixed": _NS, "elem_gap": _NS,
+    "scratchpad_bytes": (Fraction(0), Fraction(2**40), "bytes"),
+    "op_ns": _NS, "fetch_ns": _NS, "elem_ns": _NS,
+}
+# Counts of whole things: a fraction would be truncated silently where it is used.
+INTEGER_PARAMS = frozenset({"msg_bits", "scratchpad_bytes"})
+# A decimal the bounded parser refuses has too many digits or too large an exponent: it is a
+# number, far out of range.
+_DECIMAL = re.compile(r"\s*[+-]?(?=\.?[0-9])[0-9_]*\.?[0-9_]*(?:[eE][+-]?[0-9]+)?\s*")
+
 PRESETS: dict[str, tuple[str, dict[str, str]]] = {
     "scratchpad": ("scratchpad", {}),
     "base": ("host", {}),
@@ -39,8 +59,9 @@ PRESETS: dict[str, tuple[str, dict[str, str]]] = {
 
 
 def parse_number(text: str) -> Fraction:
-    """An exact value from ``12``, ``102.4``, ``1e3`` or ``1/3``; ValueError if it is none of them."""
-    return Fraction(text.strip())
+    """An exact value from ``12``, ``102.4``, ``1e3`` or ``1/3`` (:func:`~inca.lang.numbers.parse_fraction`:
+    size-bounded, so no text can hang it); NumberError if it is none of them."""
+    return parse_fraction(text, "value")
 
 
 def format_number(v: Fraction) -> str:
@@ -81,10 +102,12 @@ class Profile:
             return Fraction(0)
         p = dict(self.params)
         if self.memory == "scratchpad":
-            if elements is not None:
-                return p["vec_fixed"] + elements * p["elem_gap"]
             gap = p["msg_bits"] / p["link_gbps"]
-            return p["L"] + 2 * gap + opclass.accesses * p["m"]
+            scalar = p["L"] + 2 * gap + opclass.accesses * p["m"]
+            if elements is None:
+                return scalar
+            # MODEL.md section 3: a vector instruction is never cheaper than its scalar class
+            return max(scalar, p["vec_fixed"] + elements * p["elem_gap"])
         t = p["op_ns"] + (p["fetch_ns"] if opclass is OpClass.ALU and not src_is_imm else 0)
         return t + (elements * p["elem_ns"] if elements is not None else 0)
 
@@ -103,6 +126,31 @@ def _fail(message: str, hint: str | None = None, file: str | None = None) -> Dia
     return DiagnosticError([Diagnostic(message, None, hint, file=file or "inca")])
 
 
+def _range_text(key: str) -> str:
+    lo, hi, unit = RANGES[key]
+    whole = "a whole number " if key in INTEGER_PARAMS else ""
+    return f"{key} is {whole}from {format_number(lo)} to {format_number(hi)} ({unit})"
+
+
+def parameter_value(key: str, text: str, origin: str | None = None) -> Fraction:
+    """The value of one parameter, checked against its range (every way a profile is made,
+    presets, TOML files, ``--param`` and the REPL's ``:profile``, comes through here)."""
+    shown = text if len(text) <= 40 else text[:40] + "..."
+    try:
+        v = parse_number(text)
+    except NumberError:
+        if _DECIMAL.fullmatch(text):
+            raise _fail(f"parameter {key}={shown} is out of range", _range_text(key), origin) from None
+        raise _fail(f"parameter {key}={shown!r} is not a number", "write 12, 102.4, 1e3 or 1/3",
+                    origin) from None
+    lo, hi, _ = RANGES[key]
+    if not lo <= v <= hi:
+        raise _fail(f"parameter {key}={shown} is out of range", _range_text(key), origin)
+    if key in INTEGER_PARAMS and v.denominator != 1:
+        raise _fail(f"parameter {key}={shown} is not a whole number", _range_text(key), origin)
+    return v
+
+
 def make_profile(name: str, memory: str, overrides: dict[str, str], origin: str | None = None) -> Profile:
     """A profile of ``memory`` kind with its defaults replaced by ``overrides`` (validated)."""
     defaults = KINDS[memory]
@@ -112,18 +160,16 @@ def make_profile(name: str, memory: str, overrides: dict[str, str], origin: str 
             raise _fail(f"unknown parameter '{key}' for a {memory} profile",
                         did_you_mean(key, defaults) or "parameters: " + ", ".join(defaults), origin)
         values[key] = str(text)
-    params = []
-    for key, text in values.items():
-        try:
-            v = parse_number(text)
-        except (ValueError, ZeroDivisionError):
-            raise _fail(f"parameter {key}={text!r} is not a number", "write 12, 102.4, 1e3 or 1/3",
-                        origin) from None
-        if v < 0 or (key in ("link_gbps", "msg_bits") and v == 0):
-            raise _fail(f"parameter {key} must be {'positive' if key in ('link_gbps', 'msg_bits') else 'non-negative'}, not {text}",
-                        None, origin)
-        params.append((key, v))
+    params = [(key, parameter_value(key, text, origin)) for key, text in values.items()]
     return Profile(name, memory, tuple(params))
+
+
+# A profile is a dozen ``NAME = VALUE`` lines. tomllib's time and memory grow with the square of
+# a dotted key's depth (8,000 levels: 0.7 s, 260 MB) and deep arrays exhaust its recursion, so a
+# file is refused before parsing when it is larger, or has more of the characters that nest, than
+# any profile could (comments included).
+PROFILE_BYTES = 64 << 10
+PROFILE_NESTING_CHARS = 1000
 
 
 def load_profile(spec: str, overrides: dict[str, str] | None = None) -> Profile:
@@ -144,12 +190,17 @@ def load_profile(spec: str, overrides: dict[str, str] | None = None) -> Profile:
     if not spec.endswith(".toml"):
         raise _fail(f"unknown profile '{spec}'", did_you_mean(spec, PRESETS) or
                     "profiles: " + ", ".join(PRESETS) + ", or a .toml file")
+    text = read_text(spec, PROFILE_BYTES)
+    if sum(text.count(c) for c in ".[{") > PROFILE_NESTING_CHARS:
+        raise _fail(f"not a cost profile: more than {PROFILE_NESTING_CHARS} '.', '[' and '{{'",
+                    "a profile is a list of NAME = VALUE lines", spec)
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise _fail(f"cannot read profile: {e.strerror}", file=spec) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise _fail(f"not valid TOML: {e}", file=spec) from None
+        doc = tomllib.loads(text)
+    except (ValueError, RecursionError) as e:
+        # besides TOMLDecodeError, tomllib lets int()'s 4,300-digit ValueError through, and a few
+        # hundred nested arrays exhaust its recursion
+        raise _fail(f"not valid TOML: {e}" if isinstance(e, tomllib.TOMLDecodeError) else
+                    "not valid TOML: a value is too large or nested too deep", file=spec) from None
     base = str(doc.pop("base", "scratchpad"))
     name = str(doc.pop("name", path.stem))
     if base not in PRESETS:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..lang.diagnostics import DiagnosticError, Source, did_you_mean
+from ..lang.diagnostics import DiagnosticError, Source, did_you_mean, short
+from ..lang.numbers import NumberError, parse_int
 from ..lang.program import format_value
 from .inputs import nest, to_text
 from .loader import RunResult, ns_text, summary_lines, time_us_text
@@ -123,16 +124,28 @@ class Args:
         if not self.words:
             return default
         word, col = self.words[0]
-        if not word.isdigit() or int(word) == 0:
-            raise self.error(col, len(word), f"expected a positive number of tuples, not '{word}'")
-        return int(word)
+        n = _natural(word)
+        if not n:
+            raise self.error(col, len(word), f"expected a positive number of tuples, not '{short(word)}'")
+        return n
 
     def line(self) -> tuple[int, int]:
         """A line number (the first argument) and its column."""
         word, col = self.words[0]
-        if not word.isdigit():
-            raise self.error(col, len(word), f"expected a line number, not '{word}'")
-        return int(word), col
+        n = _natural(word)
+        if n is None:
+            raise self.error(col, len(word), f"expected a line number, not '{short(word)}'")
+        return n, col
+
+
+def _natural(word: str) -> int | None:
+    """A plain decimal count, or None; bounded (``str.isdigit`` also admits digits ``int`` refuses)."""
+    if not (word.isascii() and word.isdigit()):
+        return None
+    try:
+        return parse_int(word)
+    except NumberError:
+        return None
 
 
 # ---- how things are shown ----------------------------------------------------------------------

@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError
+from ..lang.numbers import NumberError, parse_int
+from ..lang.userfiles import cannot_write, check_output, write_text
 from .paper import PAYLOADS, PaperFigures
 
 FIELDS = ("kernel", "variant", "profile", "payload", "instructions", "time_us",
@@ -63,15 +65,17 @@ class Job:
 def run_job(job: Job) -> list[tuple[str, int, str, str | None]]:
     """(profile, instructions, time_us, link_gbps) for each profile of a job."""
     from ..compiler.frontend import Options, load_tuples
-    from .inputs import gather_inputs
+    from .inputs import check_footprint, gather_inputs
     from .loader import execute, time_us_text
     from .profiles import format_number, load_profile
 
     tp = load_tuples(job.path, Options({"PAYLOAD": job.payload}, 0, (), job.variant == "clobber"))
+    profiles = [load_profile(name) for name in job.profiles]
+    for profile in profiles:  # before any input is generated
+        check_footprint(tp, profile)
     inputs = gather_inputs({b.name: b for b in tp.buffers}, [], SEED)
     out = []
-    for name in job.profiles:
-        profile = load_profile(name)
+    for name, profile in zip(job.profiles, profiles):
         r = execute(tp, profile, inputs)
         gbps = format_number(profile["link_gbps"]) if profile.memory == "scratchpad" else None
         out.append((name, r.instructions, time_us_text(r.time_ns), gbps))
@@ -84,6 +88,8 @@ def kernel_files(folder: Path, names: list[str] | None) -> dict[str, Path]:
         raise DiagnosticError([Diagnostic("no kernels folder", hint="run from the repository root "
                                           "or pass --kernels-dir", file=str(folder))])
     found = {p.stem: p for p in sorted(folder.glob("*.incaq"))}
+    if not found:
+        raise DiagnosticError([Diagnostic("no .incaq kernels in this folder", file=str(folder))])
     if names is None:
         return found
     missing = [n for n in names if n not in found]
@@ -99,16 +105,20 @@ def sweep(kernels: dict[str, Path], payloads: list[int], profiles: list[str], va
     work = [Job(str(path), name, v, p, tuple(profiles))
             for name, path in kernels.items() for v in variants for p in payloads]
     results: dict[Job, list] = {}
-    workers = jobs or os.cpu_count() or 1
-    if workers == 1 or len(work) == 1:
+    workers = worker_count(jobs, len(work))
+    if workers == 1:
         for i, job in enumerate(work, 1):
             results[job] = run_job(job)
             _progress(progress, i, len(work))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for i, (job, res) in enumerate(zip(work, pool.map(run_job, work)), 1):
-                results[job] = res
-                _progress(progress, i, len(work))
+            try:
+                for i, (job, res) in enumerate(zip(work, pool.map(run_job, work)), 1):
+                    results[job] = res
+                    _progress(progress, i, len(work))
+            except BaseException:  # a kernel's diagnostic, or Ctrl-C: do not run the rest first
+                pool.shutdown(cancel_futures=True)
+                raise
     if progress:
         sys.stderr.write("\n")
     rows = []
@@ -120,6 +130,13 @@ def sweep(kernels: dict[str, Path], payloads: list[int], profiles: list[str], va
     rows.sort(key=lambda r: (r.kernel, VARIANTS.index(r.variant) if r.variant in VARIANTS else 9,
                              profiles.index(r.profile), r.payload))
     return rows
+
+
+def worker_count(jobs: int | None, tasks: int) -> int:
+    """Processes for a sweep: ``-j`` (default one per usable core), but never more than there are
+    usable cores (the runs are CPU-bound: more processes only cost memory and start-up) or runs."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(jobs or cores, cores, tasks))
 
 
 def _progress(on: bool, done: int, total: int) -> None:
@@ -240,18 +257,70 @@ def plot(rows: list[Row], path: str) -> None:
     for ax in list(axes.flat)[len(kernels):]:
         ax.axis("off")
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    try:
+        fig.savefig(path)
+    except OSError as e:
+        raise cannot_write(path, "inca", (e.strerror or str(e)).lower()) from None
+    finally:
+        plt.close(fig)
+
+
+PLOT_FORMATS = (".png", ".svg", ".pdf")
+
+
+def parse_payloads(text: str | None) -> list[int]:
+    """``--payloads``: comma-separated positive byte counts (bounded integers), duplicates dropped."""
+    if text is None:
+        return list(PAYLOADS)
+    out: list[int] = []
+    for word in text.split(","):
+        try:
+            p = parse_int(word, "payload")
+        except NumberError as e:
+            raise DiagnosticError([Diagnostic(str(e), hint="e.g. --payloads 128,256,8192",
+                                              file="--payloads")]) from None
+        if p <= 0:
+            raise DiagnosticError([Diagnostic(f"a payload must be positive, not {p}", file="--payloads")])
+        if p not in out:
+            out.append(p)
+    return out
+
+
+def _paper(arg: str | None) -> tuple[Path | None, PaperFigures]:
+    """The folder of the paper's figures (``--paper`` or the one found) and what it holds; a bad
+    folder or a malformed CSV is a diagnostic."""
+    from .paper import find_paper_dir, load_paper
+
+    folder = Path(arg) if arg else find_paper_dir()
+    if arg and not (folder / "runtimes_us.csv").is_file():
+        raise DiagnosticError([Diagnostic("not a folder of the paper's figures (no runtimes_us.csv)",
+                                          file=arg)])
+    try:
+        return folder, load_paper(folder)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, csv.Error) as e:
+        raise DiagnosticError([Diagnostic(f"cannot read the paper's figures: {e}",
+                                          file=str(folder))]) from None
+
+
+def _check_plot(path: str) -> None:
+    """Refuse a --plot that cannot be drawn before running anything."""
+    import importlib.util
+
+    if not path.endswith(PLOT_FORMATS):
+        raise DiagnosticError([Diagnostic("a plot is written as " + ", ".join(PLOT_FORMATS),
+                                          file=path)])
+    if importlib.util.find_spec("matplotlib") is None:
+        raise DiagnosticError([Diagnostic("plotting needs matplotlib", hint="pip install -e '.[plot]'",
+                                          file=path)])
 
 
 def cmd_report(args) -> int:
     """``inca report``."""
-    from .paper import find_paper_dir, load_paper
     from .profiles import load_profile
 
     names = None if args.kernels in (None, "all") else [k.strip() for k in args.kernels.split(",")]
     kernels = kernel_files(Path(args.kernels_dir), names)
-    payloads = [int(p) for p in args.payloads.split(",")] if args.payloads else list(PAYLOADS)
+    payloads = parse_payloads(args.payloads)
     profiles = [p.strip() for p in args.profiles.split(",")]
     for p in profiles:
         load_profile(p)  # reject unknown profiles before starting the sweep
@@ -260,13 +329,22 @@ def cmd_report(args) -> int:
     if bad:
         raise DiagnosticError([Diagnostic(f"unknown variant {', '.join(bad)}",
                                           hint="variants: " + ", ".join(VARIANTS), file="--variants")])
-    paper_dir = Path(args.paper) if args.paper else find_paper_dir()
-    paper = load_paper(paper_dir)
+    paper_dir, paper = _paper(args.paper)
+    # every output is checked before the sweep, against everything the report reads
+    read = [str(k) for k in kernels.values()] + [p for p in profiles if p.endswith(".toml")]
+    if paper_dir is not None:
+        read += [str(f) for f in paper_dir.glob("*.csv")]
+    output = args.output if args.output and args.output != "-" else None
+    if output:
+        check_output(output, "inca", read)
+    if args.plot:
+        _check_plot(args.plot)
+        check_output(args.plot, "inca", read + ([output] if output else []))
     rows = sweep(kernels, payloads, profiles, variants, paper, args.jobs,
                  progress=sys.stderr.isatty() and not args.quiet)
     text = FORMATS[args.format](rows)
-    if args.output and args.output != "-":
-        Path(args.output).write_text(text, encoding="utf-8")
+    if output:
+        write_text(output, text, "inca")
     else:
         sys.stdout.write(text)
     if args.plot:

@@ -25,8 +25,8 @@ from ..lang.program import Decl, Instr, Program
 from ..lang.tuples import TupleProgram, encode, listing
 from .debugger import Debugging, Loaded
 from .engine import RuntimeFault, run
-from .inputs import parse_input
-from .loader import RunResult, check_simulable, install, summarize, tuple_info
+from .inputs import check_footprint, parse_input
+from .loader import RunResult, install, summarize, tuple_info
 from .nic import NIC
 from .profiles import Profile, load_profile
 from .protocol import Args, Reply, changed, help_text, resolve, shape_text, stats_table, value_text
@@ -341,7 +341,7 @@ class Session(Debugging):
             prog = load_program(path, Options(defines, 0, tuple(self.include)))
             keep = tuple(d for d in prog.decls if not d.implicit)
         tp = encode(prog)
-        check_simulable(tp)  # the session holds a copy of the locations it shares
+        check_footprint(tp)  # before the values below are allocated
         self.run = None
         if self.loaded is None or self.loaded.path != path:
             self.breaks.clear()

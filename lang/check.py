@@ -5,6 +5,7 @@ program is validated the same way whatever form it arrives in.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable, Iterable
 
 from .diagnostics import Diagnostic, Loc
@@ -52,9 +53,9 @@ def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag)
     if dest is None:
         return [make(loc, f"{ins.op} needs a destination", None)]
     if spec.form is Form.BRANCH:
-        if dest.is_vector:
+        if math.prod(operand_shape(dest, decls)) != 1:
             out.append(make(dest.loc or loc, "BLEZ tests one value, not a vector",
-                            "reduce the vector into a scalar first"))
+                            "reduce the vector into a scalar first, or test a one-element slice"))
         return out
     src = ins.src
     if src is None:
@@ -66,8 +67,11 @@ def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag)
                         f"but '{which}' is f64", "convert with PUTL into an i64 location first"))
     dshape, sshape = operand_shape(dest, decls), operand_shape(src, decls)
     if sshape and not dshape:
-        out.append(make(getattr(src, "loc", None) or loc, "a vector source needs a vector destination",
-                        "write the destination with a slice, e.g. T[0:16]"))
+        if math.prod(sshape) != 1:  # a one-element vector stands wherever a scalar may
+            out.append(make(getattr(src, "loc", None) or loc,
+                            f"a vector source of {math.prod(sshape)} elements needs a vector destination",
+                            "write the destination with a slice, e.g. T[0:16] (only a one-element "
+                            "vector may go into a scalar)"))
     elif not broadcasts(sshape, dshape):
         out.append(make(getattr(src, "loc", None) or loc,
                         f"shape {list(sshape)} of '{src}' does not broadcast to shape {list(dshape)} "

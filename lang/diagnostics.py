@@ -65,6 +65,11 @@ class DiagnosticError(Exception):
         self.diagnostics = tuple(diagnostics)
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
+    def __reduce__(self):
+        # Exceptions pickle their rendered text by default, which would rebuild this one from a
+        # string; a process pool (``inca report``) must get the diagnostics themselves back.
+        return (DiagnosticError, (self.diagnostics,))
+
 
 class Source:
     """A named source text, which knows how to quote its own lines in diagnostics."""
@@ -93,7 +98,8 @@ def quote_file(loc: Loc | None) -> str | None:
     if loc is None:
         return None
     try:
-        with open(loc.file, encoding="utf-8") as f:
+        # utf-8-sig: a byte-order mark is not part of line 1 (the frontend drops it too)
+        with open(loc.file, encoding="utf-8-sig") as f:
             for n, line in enumerate(f, 1):
                 if n == loc.line:
                     return line
@@ -119,3 +125,12 @@ EXIT_USAGE = 2  # bad command line
 EXIT_FAULT = 3  # the kernel stopped with a runtime error
 EXIT_STEPS = 4  # the kernel did not finish within --max-steps
 EXIT_INTERNAL = 70  # a bug in incac itself
+
+
+def short(text: str, limit: int = 40) -> str:
+    """User text as quoted in a message: a megabyte of bad input must not become a megabyte of
+    diagnostic, so long text keeps its start and end around an ellipsis."""
+    if len(text) <= limit:
+        return text
+    keep = (limit - 3) // 2
+    return f"{text[:keep]}...{text[-keep:]} ({len(text)} characters)"

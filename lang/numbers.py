@@ -13,6 +13,8 @@ import math
 import re
 from fractions import Fraction
 
+from .diagnostics import short
+
 # No value this toolchain accepts needs more: i64 has 19 decimal digits, 16 hex digits; a wider
 # literal is an error of range anyway, and this bound keeps the conversion itself trivial.
 MAX_INT_DIGITS = 64
@@ -39,7 +41,7 @@ def parse_int(text: str, what: str = "integer") -> int:
     """An integer literal in Python's syntax for ``int(text, 0)`` (decimal, 0x, 0b, 0o)."""
     t = text.strip()
     if not _INT.fullmatch(t):
-        raise NumberError(f"{t!r} is not an {what}" if what[0] in "aeiou" else f"{t!r} is not a {what}")
+        raise NumberError(f"{short(t)!r} is not an {what}" if what[0] in "aeiou" else f"{short(t)!r} is not a {what}")
     if _significant_digits(t.lstrip("+-")) > MAX_INT_DIGITS:
         raise NumberError(f"{what} has more than {MAX_INT_DIGITS} digits")
     body = t.lstrip("+-")
@@ -48,13 +50,13 @@ def parse_int(text: str, what: str = "integer") -> int:
         # forbids them says so before calling)
         return int(t, 0) if body[:2].lower() in ("0x", "0b", "0o") else int(t, 10)
     except ValueError:
-        raise NumberError(f"{t!r} is not a valid {what}") from None
+        raise NumberError(f"{short(t)!r} is not a valid {what}") from None
 
 
 def _check_exponent(t: str, what: str) -> None:
     m = _DECIMAL.fullmatch(t)
     if not m:
-        raise NumberError(f"{t!r} is not a number")
+        raise NumberError(f"{short(t)!r} is not a number")
     mantissa = t[:m.start(1) - 1] if m.group(1) is not None else t
     if _significant_digits(mantissa.lstrip("+-").replace(".", "")) > 1000:
         raise NumberError(f"{what} has more than 1000 digits")
@@ -68,11 +70,11 @@ def parse_float(text: str, what: str = "number", allow_special: bool = False) ->
     if t.lower() in _SPECIAL:
         if allow_special:
             return float(t)
-        raise NumberError(f"{what} {t!r} is not finite")
+        raise NumberError(f"{what} {short(t)!r} is not finite")
     _check_exponent(t, what)
     value = float(t)
     if math.isinf(value):
-        raise NumberError(f"{what} {t} is too large for f64 (largest is about 1.8e308)")
+        raise NumberError(f"{what} {short(t)} is too large for f64 (largest is about 1.8e308)")
     return value
 
 
@@ -92,12 +94,12 @@ def parse_fraction(text: str, what: str = "number") -> Fraction:
     if slash:
         p, q = parse_int(num, what), parse_int(den, what)
         if q == 0:
-            raise NumberError(f"{what} {t!r} divides by zero")
+            raise NumberError(f"{what} {short(t)!r} divides by zero")
         return Fraction(p, q)
     if t.lower() in _SPECIAL:
-        raise NumberError(f"{what} {t!r} is not finite")
+        raise NumberError(f"{what} {short(t)!r} is not finite")
     _check_exponent(t, what)
     m = _DECIMAL.fullmatch(t)
     if m.group(1) is not None and abs(int(m.group(1))) > MAX_EXPONENT:
-        raise NumberError(f"{what} {t} is out of range (exponent beyond {MAX_EXPONENT})")
+        raise NumberError(f"{what} {short(t)} is out of range (exponent beyond {MAX_EXPONENT})")
     return Fraction(t.replace("_", ""))

@@ -234,9 +234,14 @@ def operand_shape(op: Operand, decls: dict[str, Decl]) -> tuple[int, ...]:
 def vector_elements(instr: Instr, decls: dict[str, Decl]) -> int | None:
     """Element count of a vector instruction (the destination's shape), None for scalar ones.
 
-    A vector source must broadcast to the destination (checked by :mod:`lang.check`), so an
-    instruction is a vector instruction exactly when its destination is a vector.
+    A vector source must broadcast to the destination (checked by :mod:`lang.check`), except that
+    a one-element vector may stand wherever a scalar may: an instruction with any vector operand
+    is a vector instruction, priced by the vector rule over its destination's elements (1 for a
+    scalar destination).
     """
-    if instr.dest is None or not instr.dest.is_vector:
+    if instr.dest is None:
         return None
-    return math.prod(operand_shape(instr.dest, decls))
+    if instr.dest.is_vector:
+        return math.prod(operand_shape(instr.dest, decls))
+    src = instr.src
+    return 1 if isinstance(src, Ref) and src.is_vector else None

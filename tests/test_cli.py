@@ -149,9 +149,12 @@ def test_huge_integer_input_for_f64_is_a_diagnostic(tmp_path, capsys):
     prog.write_text(".input x f64\n.output y f64\n1 PUTL y, x\n2 END\n")
     code, out, err = run_cli(capsys, "run", prog, "--input", "x=1" + "0" * 400)
     assert code == 1 and out == ""
-    assert err.startswith("--input: error: x: 1000") and err.endswith(" is too large for f64\n")
-    code, out, _ = run_cli(capsys, "run", prog, "--input", "x=1e999", "--json")
-    assert code == 0 and json.loads(out)["outputs"] == {"y": "inf"}
+    assert err.startswith("--input: error: x: value 1000") and "is too large for f64" in err
+    # regression: 1e999 silently became inf; only an explicit inf is one
+    code, out, err = run_cli(capsys, "run", prog, "--input", "x=1e999", "--json")
+    assert code == 1 and out == "" and "is too large for f64" in err
+    code, out, _ = run_cli(capsys, "run", prog, "--input", "x=-inf", "--json")
+    assert code == 0 and json.loads(out)["outputs"] == {"y": "-inf"}
 
 
 def test_trace(capsys):
@@ -222,8 +225,8 @@ def test_large_and_fractional_times_print_readably(tmp_path, capsys):
     out = run_cli(capsys, "run", big, "--profile", "base")[1]
     assert "time            3052.76 us (3052760 ns)" in out.splitlines()
     vec = tmp_path / "vec.incaa"
-    vec.write_text(".var T f64[4]\nPUTL T[0:4], 1.0\nEND\n")
-    assert "time            0.01 us (5.833 ns)" in run_cli(capsys, "run", vec)[1].splitlines()
+    vec.write_text(".var T f64[40]\nPUTL T[0:40], 1.0\nEND\n")
+    assert "time            0.02 us (17.833 ns)" in run_cli(capsys, "run", vec)[1].splitlines()
 
 
 def test_incac_json_input_defaults_to_stdout(tmp_path, monkeypatch, capsys):

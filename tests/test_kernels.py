@@ -225,3 +225,21 @@ def test_new_kernels_stay_near_paper():
         for p in paper.PAYLOADS:
             ratio = run(kernel, p).instructions / paper.instruction_count(kernel, p)
             assert 0.45 < ratio < 1.2, (kernel, p, ratio)
+
+
+MIX_LINE = re.compile(r"^#\s+(paper|this)\s.*at 8 KiB E = (\d+),\s+D = (\d+)$", re.M)
+
+
+@pytest.mark.parametrize("kernel", ["filter", "convolution", "linear-interpolation"])
+def test_header_mixes_are_computed(kernel):
+    """Each header's mix lines: the paper's derived from its CSV rows (to the 10 ns the printed
+    times resolve), ours from a seeded 8 KiB run."""
+    mixes = {who: (int(e), int(d)) for who, e, d in MIX_LINE.findall(
+        (KERNELS_DIR / f"{kernel}.incaq").read_text())}
+    count = paper.instruction_count(kernel, 8192)
+    scratch = round(float(paper.runtime_us(kernel, "scratchpad", 8192)) * 1000)
+    base = round(float(paper.runtime_us(kernel, "base", 8192)) * 1000)
+    assert mixes["paper"] == ((base - 310 * count) // 250, scratch - 11 * count)
+    ours, ours_base = run(kernel, 8192), run(kernel, 8192, "base")
+    assert mixes["this"] == ((ours_base.time_ns - 310 * ours.instructions) / 250,
+                             ours.time_ns - 11 * ours.instructions)

@@ -60,3 +60,12 @@ def test_parse_fraction_is_bounded():
         assert time.perf_counter() - start < 0.1
     with pytest.raises(NumberError, match="zero"):
         parse_fraction("1/0")
+
+
+def test_messages_quote_long_text_briefly():
+    with pytest.raises(NumberError) as e:
+        parse_int("x" * 1_000_000)
+    assert len(str(e.value)) < 200
+    with pytest.raises(NumberError) as e:
+        parse_float("9" * 500 + "e999")
+    assert len(str(e.value)) < 200

@@ -155,12 +155,13 @@ def test_slide23_paper_runtimes(payload, variant):
 # ---- (b) the hand-written kernels reproduce the paper's runtime rows -----------------------
 
 # (file, paper kernel, paper variant, profile, exact); inexact rows must agree within 0.01 us
-# (MODEL.md 3: the dot-product parallel rows).
+# and are exact at every payload but those in INEXACT (MODEL.md 3: of the 14 dot-product
+# "parallel" cells, only parallel-clobber at 8 KiB prints 70.02 against the paper's 70.03).
 PAPER_ROWS = [
     ("dot-product", "dot-product", "scratchpad", "scratchpad", True),
     ("dot-product", "dot-product", "base", "base", True),
     ("dot-product-clobber", "dot-product", "clobber", "scratchpad", True),
-    ("dot-product-parallel", "dot-product", "parallel", "scratchpad", False),
+    ("dot-product-parallel", "dot-product", "parallel", "scratchpad", True),
     ("dot-product-parallel-clobber", "dot-product", "parallel-clobber", "scratchpad", False),
     ("hadamard-product", "hadamard-product", "scratchpad", "scratchpad", True),
     ("hadamard-product", "hadamard-product", "base", "base", True),
@@ -174,13 +175,26 @@ PAPER_ROWS = [
 ]
 
 
+INEXACT = {("dot-product-parallel-clobber", 8192)}
+
+
+def test_dot_product_parallel_rows_are_exact_in_13_of_14_cells():
+    exact = 0
+    for kernel, variant in (("dot-product-parallel", "parallel"),
+                            ("dot-product-parallel-clobber", "parallel-clobber")):
+        for payload in paper.PAYLOADS:
+            _, r = run(kernel, defines_at(kernel, payload), "scratchpad")
+            exact += time_us_text(r.time_ns) == paper.runtime_us("dot-product", variant, payload)
+    assert exact == 13
+
+
 @pytest.mark.parametrize("payload", paper.PAYLOADS)
 @pytest.mark.parametrize("kernel,row,variant,profile,exact", PAPER_ROWS,
                          ids=[f"{k}:{v}" for k, _, v, _, _ in PAPER_ROWS])
 def test_paper_runtime_rows(kernel, row, variant, profile, exact, payload):
     _, r = run(kernel, defines_at(kernel, payload), profile)
     got, want = time_us_text(r.time_ns), paper.runtime_us(row, variant, payload)
-    if exact:
+    if exact and (kernel, payload) not in INEXACT:
         assert got == want, f"{kernel} under {profile} at {payload} B: {got} us, paper {want} us"
     else:
         assert abs(paper.hundredths(got) - paper.hundredths(want)) <= 1, \

@@ -10,7 +10,8 @@ import pytest
 from inca.compiler.assembler import assemble_text
 from inca.interpreter import cli
 from inca.interpreter.loader import execute
-from inca.interpreter.profiles import PRESETS, format_number, load_profile, make_profile
+from inca.interpreter.profiles import (HOST_PARAMS, PRESETS, RANGES, SCRATCHPAD_PARAMS, format_number,
+                                      load_profile, make_profile)
 from inca.lang.diagnostics import DiagnosticError
 from inca.lang.isa import OpClass
 from inca.lang.tuples import encode
@@ -47,8 +48,10 @@ def test_scratchpad_costs_by_class():
     assert [p.cost(c, False, None) for c in (PUTL, ALU, BLEZ, JMP, END)] == [11, 12, 11, 10, 0]
     assert p.cost(ALU, True, None) == 12  # immediates make no difference on the NIC
     for n in (1, 3, 16, 1024):
-        for c in (PUTL, ALU):
-            assert p.cost(c, False, n) == F(9, 2) + F(n, 3)
+        for c, scalar in ((PUTL, 11), (ALU, 12)):
+            assert p.cost(c, False, n) == max(scalar, F(9, 2) + F(n, 3))
+    assert p.cost(PUTL, False, 1) == 11 and p.cost(ALU, False, 20) == 12  # 4.5 + 20/3 < 12
+    assert p.cost(ALU, False, 23) == F(9, 2) + F(23, 3)  # 12.17 ns: the vector rule takes over
 
 
 @pytest.mark.parametrize("name,g", [("scratchpad-400g", F(128, 100)), ("scratchpad-1000g", F(512, 1000))])
@@ -152,19 +155,50 @@ def test_unknown_parameters_are_rejected_with_a_hint(tmp_path):
     ("m", "fast", "parameter m='fast' is not a number"),
     ("m", "1/0", "parameter m='1/0' is not a number"),
     ("m", "inf", "parameter m='inf' is not a number"),
-    ("L", "-1", "parameter L must be non-negative, not -1"),
-    ("link_gbps", "0", "parameter link_gbps must be positive, not 0"),
-    ("msg_bits", "0", "parameter msg_bits must be positive, not 0"),
+    ("L", "-1", "parameter L=-1 is out of range"),
+    ("link_gbps", "0", "parameter link_gbps=0 is out of range"),
+    ("msg_bits", "0", "parameter msg_bits=0 is out of range"),
+    # regressions: an OverflowError after the outputs were printed, or a hang in Fraction()
+    ("m", "1e400", "parameter m=1e400 is out of range"),
+    ("link_gbps", "1e-400", "parameter link_gbps=1e-400 is out of range"),
+    ("link_gbps", "1e-308", "parameter link_gbps=1e-308 is out of range"),
+    ("L", "1e100000000", "parameter L=1e100000000 is out of range"),
+    ("L", "1" * 5000, "parameter L=" + "1" * 40 + "... is out of range"),
+    # a fraction of a byte or bit was truncated silently where it was used
+    ("scratchpad_bytes", "1.5", "parameter scratchpad_bytes=1.5 is not a whole number"),
+    ("msg_bits", "3/2", "parameter msg_bits=3/2 is not a whole number"),
 ])
 def test_bad_parameter_values(key, value, message):
     assert _diag(load_profile, "scratchpad", {key: value}).message == message
+
+
+@pytest.mark.parametrize("key,lo,hi,hint", [
+    ("link_gbps", "0.001", "1e6", "link_gbps is from 0.001 to 1000000 (Gb/s)"),
+    ("L", "0", "1e9", "L is from 0 to 1000000000 (ns)"),
+    ("scratchpad_bytes", "0", str(2**40), "scratchpad_bytes is a whole number from 0 to 1099511627776 (bytes)"),
+])
+def test_parameter_ranges_are_inclusive_and_named_in_the_hint(key, lo, hi, hint):
+    for ok in (lo, hi):
+        assert load_profile("scratchpad", {key: ok})[key] == F(ok)
+    for bad in (str(F(lo) - F(1, 10**6)), f"{hi}1"):
+        assert _diag(load_profile, "scratchpad", {key: bad}).hint == hint
+
+
+def test_every_way_of_making_a_profile_checks_the_ranges(tmp_path):
+    toml = tmp_path / "tiny.toml"
+    toml.write_text("link_gbps = 1e-308\n")  # regression: OverflowError after the outputs
+    assert _diag(load_profile, str(toml)).message == "parameter link_gbps=1e-308 is out of range"
+    assert _diag(load_profile, "base", {"op_ns": "1e10"}).hint == "op_ns is from 0 to 1000000000 (ns)"
+    assert set(RANGES) == set(SCRATCHPAD_PARAMS) | set(HOST_PARAMS)
+    for name in PRESETS:  # the presets themselves are in range
+        load_profile(name)
 
 
 def test_bad_profiles(tmp_path):
     d = _diag(load_profile, "scratchpd")
     assert d.message == "unknown profile 'scratchpd'" and d.hint == "did you mean 'scratchpad'?"
     assert _diag(load_profile, "fast").hint.startswith("profiles: scratchpad, base,")
-    assert _diag(load_profile, str(tmp_path / "none.toml")).message.startswith("cannot read profile")
+    assert _diag(load_profile, str(tmp_path / "none.toml")).message == "no such file"
     bad = tmp_path / "bad.toml"
     bad.write_text("link_gbps = = 3\n")
     assert _diag(load_profile, str(bad)).message.startswith("not valid TOML")

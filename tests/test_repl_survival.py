@@ -157,16 +157,21 @@ def test_debug_shows_the_traceback(monkeypatch):
 
 @pytest.mark.parametrize("line, message", [
     (":load no/such/file.incaq", "no such file"),
-    (":load {bad}", "cannot read"),
+    (":load {bad}", "not UTF-8"),
     (":load {dir}", "is a directory"),
     (f":load {DOT} PAYLOAD=8000000000000", "simulates at most"),
     (f":load {DOT} PAYLOAD=1e400", "expected NAME=INTEGER"),
     ("var big: i64[100000000000]", "simulates at most"),
     (":set m=1e400", ":set needs a value"),
     (":set L=1e100000000", ":set needs a value"),
-    (":set x 1e400", "is not an integer"),
+    (":set x 1e400", "too large"),
+    (":profile scratchpad L=1e100000000", "out of range"),
+    (":profile scratchpad m=1e400", "out of range"),
     (":profile scratchpad L=notanumber", "notanumber"),
     (":profile nosuchprofile", "nosuchprofile"),
+    (":step " + "9" * 5000, "expected a positive number"),
+    (":step \u00b2", "expected a positive number"),
+    (":break " + "9" * 5000, "expected a line number"),
 ])
 def test_hostile_inputs_are_diagnostics_and_change_nothing(s, tmp_path, line, message):
     (tmp_path / "bad.incaq").write_bytes(b"input A: i64\n\xff\xfe\n")

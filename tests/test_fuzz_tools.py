@@ -1,0 +1,71 @@
+"""A short fuzz run of the tools (the harness is tests/fuzz/; bench/fuzz_tools.py runs it long),
+and regression tests for what the fuzzer found.
+
+The short run mutates the examples, their tuple JSON, REPL scripts and command lines, and runs
+each input in-process under a time and memory bound: no exit 70, no traceback, no hang.
+"""
+from __future__ import annotations
+
+import pytest
+from fuzz.campaign import Settings, Tally, run_campaign
+from fuzz.seeds import TARGETS, Workspace
+
+from inca.compiler.driver import main as incac_main
+
+PER_TARGET = 100
+SEED = 20240601
+# Classes other engineers are fixing in these files (tuple JSON strictness, huge literals in
+# INCA-A and INCA-Q, `use` of odd modules): the full check is xfail until those are merged.
+BEING_FIXED = ("lang/tuples.py", "compiler/assembler.py", "compiler/incaq/builder.py",
+               "compiler/incaq/modules.py")
+
+
+@pytest.fixture(scope="module")
+def tally() -> Tally:
+    return run_campaign(Settings(seed=SEED, inputs=PER_TARGET * len(TARGETS), jobs=2,
+                                 budget_s=20.0, real_every=PER_TARGET))
+
+
+def test_every_target_ran(tally):
+    assert tally.inputs == {t: PER_TARGET for t in TARGETS}
+    assert tally.real == len(TARGETS)  # input 0 of each target also ran as real processes
+
+
+def test_no_findings_outside_the_files_being_fixed(tally):
+    other = {k: v for k, v in tally.findings.items() if not any(f in k for f in BEING_FIXED)}
+    assert not other
+
+
+@pytest.mark.xfail(strict=False, reason="findings in lang/tuples.py, compiler/assembler.py, "
+                   "compiler/incaq/builder.py, compiler/incaq/modules.py are being fixed elsewhere")
+def test_no_findings(tally):
+    assert not tally.findings
+
+
+def test_confine_keeps_every_path_inside_the_workspace(tmp_path):
+    ws = Workspace(tmp_path.resolve())
+    assert ws.confine(["-o", "../x.json", "/etc/passwd", "A=@/x.json", "--plot=/tmp/p.svg",
+                       "k.incaa", "-", "/dev/null", "N=4"]) == \
+        ["-o", "outside", "outside", "A=@outside", "--plot=outside", "k.incaa", "-", "/dev/null",
+         "N=4"]
+
+
+# ---- regressions found by the fuzzer ---------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["", ".", "./", "examples/"])
+def test_incac_with_a_nameless_file_is_an_error_not_a_crash(name, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "examples").mkdir()
+    assert incac_main([name]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["k.incaa", "-o", "y" * 300],
+                                  ["x" * 300 + ".incaa"],
+                                  ["k.incaa", "-o", "y" * 300 + "/out.json"]])
+def test_an_output_name_too_long_is_a_cannot_write_error(argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.incaa").write_text("END\n")
+    assert incac_main(argv) == 1
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "too long" in err and "Traceback" not in err
