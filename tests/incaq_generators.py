@@ -26,6 +26,7 @@ class Scope:
         self.arrays = arrays  # name -> (type, shape, writable)
         self.func_ret = func_ret
         self.count = 0
+        self.loop: str | None = None  # the innermost loop: for, while, do or loop (None: none)
 
     def new(self, prefix: str) -> str:
         self.count += 1
@@ -63,7 +64,7 @@ class Gen:
     def expr(self, t: str, sc: Scope, depth: int, calls: bool = True):
         leaf = depth <= 0 or self.chance(0.3)
         kinds = ["lit", "var", "elem"] if leaf else ["bin", "bin", "bin", "neg", "minmax", "abs",
-                                                     "conv", "call", "cmp"]
+                                                     "conv", "call", "cmp", "logic", "ifv"]
         kind = self.pick(kinds)
         names = [n for n, nt in sc.scalars.items() if nt == t] + (["P"] if t == "i64" else [])
         arrays = [a for a, (at, _, _) in sc.arrays.items() if at == t]
@@ -102,10 +103,23 @@ class Gen:
             fits = [f for f in self.values if self.funcs[f][1] == t and self.callable(f, sc)]
             if fits:
                 return ("call", t, *self.call(self.pick(fits), sc, d))
+        if kind == "logic" and t == "i64":  # (+ 0: a bare and/or/not may not meet an f64)
+            return ("bin", "i64", "+", self.logic(sc, d, calls), ("lit", "i64", 0))
+        if kind == "ifv":
+            return ("ifv", t, self.expr("i64", sc, d, calls), self.expr(t, sc, d, calls),
+                    self.expr(t, sc, d, calls))
         if kind == "cmp" and t == "i64":
             return ("cmp", "i64", self.pick(REL), self.expr(self.pick(["i64", "f64"]), sc, d, calls),
                     self.expr(self.pick(["i64", "f64"]), sc, d, calls))
         return self.literal(t)
+
+    def logic(self, sc: Scope, depth: int, calls: bool = True):
+        """``a and b``, ``a or b`` or ``not a`` as an i64 value (operands: any i64 values)."""
+        op = self.pick(["and", "or", "not"])
+        a = self.expr("i64", sc, depth, calls)
+        if op == "not":
+            return ("not", "i64", a)
+        return ("logic", "i64", op, a, self.expr("i64", sc, depth, calls))
 
     def passable(self, pt: str, sc: Scope, writable: bool) -> list[str]:
         """The arrays of ``sc`` that may be passed for an array parameter of type ``pt``."""
@@ -113,7 +127,13 @@ class Gen:
                 if at == pt[:3] and len(shape) == 1 and (w or not writable)]
 
     def callable(self, name: str, sc: Scope, writable: bool = False) -> bool:
-        return all(self.passable(pt, sc, writable) for _, pt in self.funcs[name][0] if "[" in pt)
+        return all(self.passable(pt, sc, writable) for _, pt in self.funcs[name][0] if "[" in pt) \
+            and all(self.by_ref(pt, sc) for _, pt in self.funcs[name][0] if pt.startswith("inout"))
+
+    @staticmethod
+    def by_ref(pt: str, sc: Scope) -> list[str]:
+        """The scalars of ``sc`` that may be passed for an ``inout`` parameter of type ``pt``."""
+        return [n for n, t in sc.scalars.items() if t == pt.split()[1] and n not in sc.frozen]
 
     def call(self, name: str, sc: Scope, depth: int, writable: bool = False):
         """(name, arguments) of a call: scalars of the parameter's type (or i64 for an f64)."""
@@ -121,6 +141,8 @@ class Gen:
         for _, pt in self.funcs[name][0]:
             if "[" in pt:
                 args.append(("array", self.pick(self.passable(pt, sc, writable))))
+            elif pt.startswith("inout"):
+                args.append(("var", pt.split()[1], self.pick(self.by_ref(pt, sc))))
             else:
                 args.append(self.expr(pt if pt == "i64" else self.pick(["i64", "f64"]), sc, depth))
         return name, tuple(args)
@@ -165,7 +187,8 @@ class Gen:
 
     def stmt(self, sc: Scope, depth: int) -> list:
         kind = self.pick(["set", "set", "set", "update", "elem", "if", "for", "while", "pcall",
-                          "return", "map"] if depth > 0 else ["set", "update", "elem"])
+                          "return", "map", "do", "loop", "exit", "exit"] if depth > 0
+                         else ["set", "update", "elem", "exit"])
         assignable = [n for n in sc.scalars if n not in sc.frozen]
         if kind in ("set", "update") and assignable:
             x = self.pick(assignable)
@@ -176,6 +199,8 @@ class Gen:
                 if op in ("min", "max"):
                     return [("set", ("var", t, x), ("builtin", t, op, (("var", t, x), e)))]
                 return [("set", ("var", t, x), ("bin", t, op, ("var", t, x), e))]
+            if t == "i64" and self.chance(0.2):  # a logical value where an i64 is certain
+                return [("set", ("var", t, x), self.logic(sc, 2))]
             return [("set", ("var", t, x), self.expr(t if t == "i64" else self.pick(["i64", "f64"]), sc, 3))]
         writable = [a for a, (_, _, w) in sc.arrays.items() if w]
         if kind == "elem" and writable:
@@ -200,7 +225,7 @@ class Gen:
             sc.scalars[i] = "i64"
             sc.frozen.add(i)
             sc.ranges[i] = (lo, max(lo, hi - 1))
-            body = self.block(sc, depth - 1, 3)
+            body = self.loop_block("for", sc, depth - 1, 3)
             del sc.scalars[i], sc.ranges[i]  # (it may not have been assigned where used next)
             sc.frozen.discard(i)
             return [("for", i, ("lit", "i64", lo), hi_e, body)]
@@ -211,11 +236,33 @@ class Gen:
             sc.frozen.add(w)
             sc.ranges[w] = (0, bound - 1)
             cond = ("and", ("rel", "<", ("var", "i64", w), ("lit", "i64", bound)), self.cond(sc, 1))
-            body = self.block(sc, depth - 1, 2)
+            body = self.loop_block("while", sc, depth - 1, 2)
             del sc.scalars[w], sc.ranges[w]
             sc.frozen.discard(w)
             step = ("set", ("var", "i64", w), ("bin", "i64", "+", ("var", "i64", w), ("lit", "i64", 1)))
             return [("set", ("var", "i64", w), ("lit", "i64", 0)), ("while", cond, body + [step])]
+        if kind in ("do", "loop"):
+            # do { w = w + 1; body } while w < B and cond
+            # loop { if w >= B then { break }; w = w + 1; body }
+            w = sc.new("w")
+            bound = self.int(1, N - 1)
+            sc.scalars[w] = "i64"
+            sc.frozen.add(w)
+            sc.ranges[w] = (1, bound)
+            step = ("set", ("var", "i64", w), ("bin", "i64", "+", ("var", "i64", w), ("lit", "i64", 1)))
+            body = self.loop_block(kind, sc, depth - 1, 2)
+            del sc.scalars[w], sc.ranges[w]
+            sc.frozen.discard(w)
+            init = ("set", ("var", "i64", w), ("lit", "i64", 0))
+            if kind == "do":
+                cond = ("and", ("rel", "<", ("var", "i64", w), ("lit", "i64", bound)), self.cond(sc, 1))
+                return [init, ("do", [step] + body, cond)]
+            stop = ("if", ("rel", ">=", ("var", "i64", w), ("lit", "i64", bound)), [("break",)], [])
+            return [init, ("loop", [stop, step] + body)]
+        if kind == "exit" and sc.loop is not None:
+            # a while loop's step is its last statement, so a continue would skip it
+            word = self.pick(["break"] if sc.loop == "while" else ["break", "continue"])
+            return [("if", self.cond(sc, 1), [(word,)], [])]
         if kind == "map" and "OF" in sc.arrays:  # OF[i] = <A[i] ...>: --clobber may store OF in A
             i, lo, hi = sc.new("i"), self.int(0, 1), self.int(N - 1, N)
             sc.scalars[i], sc.ranges[i] = "i64", (lo, hi - 1)
@@ -230,6 +277,13 @@ class Gen:
             return [("if", self.cond(sc, 1), [("ret", self.expr(sc.func_ret, sc, 2))], [])]
         return []
 
+    def loop_block(self, kind: str, sc: Scope, depth: int, size: int) -> list:
+        """A loop body, in which break (and continue) act on this loop."""
+        outer, sc.loop = sc.loop, kind
+        body = self.block(sc, depth, size)
+        sc.loop = outer
+        return body
+
     # -- functions and the kernel
 
     def function(self, k: int, proc: bool) -> None:
@@ -242,9 +296,11 @@ class Gen:
             t = self.pick(["i64", "f64"])
             params.insert(0, ("X", t + self.pick(["[]", "[N]"])))
             arrays["X"] = (t, (N,), proc)
+        if proc and self.chance(0.5):  # a scalar by reference
+            params.append(("q", "inout " + self.pick(["i64", "f64"])))
         ret = None if proc else self.pick(["i64", "f64"])
         sc = Scope(arrays, ret)
-        sc.scalars.update({p: t for p, t in params if "[" not in t})
+        sc.scalars.update({p: t.split()[-1] for p, t in params if "[" not in t})
         body = []
         for _ in range(self.int(0, 2)):  # locals, assigned (or declared with a value) before use
             local = sc.new(self.pick(["k", "x"]))
@@ -308,8 +364,12 @@ def render_expr(e) -> str:
         return e[2] + "".join(f"[{render_expr(i)}]" for i in e[3])
     if kind == "neg":
         return f"(-{render_expr(e[2])})"
-    if kind in ("bin", "cmp"):
+    if kind in ("bin", "cmp", "logic"):
         return f"({render_expr(e[3])} {e[2]} {render_expr(e[4])})"
+    if kind == "not":
+        return f"(not {render_expr(e[2])})"
+    if kind == "ifv":
+        return f"(if {render_expr(e[2])} then {render_expr(e[3])} else {render_expr(e[4])})"
     if kind == "array":
         return e[1]
     return f"{e[2]}({', '.join(render_expr(a) for a in e[3])})"
@@ -346,6 +406,14 @@ def render_block(body, pad: str) -> list[str]:
         elif s[0] == "while":
             out.append(f"{pad}while {render_cond(s[1])} do {{")
             out += render_block(s[2], pad + "    ") + [pad + "}"]
+        elif s[0] == "do":
+            out.append(f"{pad}do {{")
+            out += render_block(s[1], pad + "    ") + [f"{pad}}} while {render_cond(s[2])}"]
+        elif s[0] == "loop":
+            out.append(f"{pad}loop {{")
+            out += render_block(s[1], pad + "    ") + [pad + "}"]
+        elif s[0] in ("break", "continue"):
+            out.append(pad + s[0])
         elif s[0] == "pcall":
             out.append(f"{pad}{s[1]}({', '.join(render_expr(a) for a in s[2])})")
         elif s[0] == "decl":
@@ -368,7 +436,8 @@ def render(gen: Gen, decls, body) -> str:
             if how == "var":
                 lines.append(f"var {x}: {t} = {init!r}")
     for name, (params, ret, fbody) in gen.funcs.items():
-        sig = ", ".join(f"{p}: {t}" for p, t in params)
+        sig = ", ".join(f"inout {p}: {t.split()[1]}" if t.startswith("inout") else f"{p}: {t}"
+                        for p, t in params)
         lines.append(f"func {name}({sig}){'' if ret is None else ' -> ' + ret} {{")
         lines += render_block(fbody, "    ") + ["}"]
     lines += render_block(body, "")
@@ -392,6 +461,7 @@ TOKENS = ["x", "A[i]", "=", "==", "(", ")", "[", "]", "{", "}", "\n", ";", "+", 
           "<<", "0", "1", "-1", "2.5", "1e308", "9223372036854775807", "99999999999999999999",
           "if", "then", "else", "while", "do", "for", "in", "..", "func", "return", "and", "or",
           "not", "i64", "f64", "i64(", "min(", "abs(", "param", "input", "output", "var", "use",
+          "break", "continue", "loop", "do {", "} while", "inout",
           "f0(", "g9(", "N", "P", ",", ":", "->", "#", "0x", "@", "\t", "N*N*N*N"]
 
 

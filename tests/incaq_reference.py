@@ -79,6 +79,14 @@ class Return(Exception):
         self.value = value
 
 
+class Break(Exception):
+    """``break``: caught by the innermost loop."""
+
+
+class Continue(Exception):
+    """``continue``: caught by the innermost loop, which goes on (a for loop steps first)."""
+
+
 class Interp:
     """Runs the generated syntax (tuples, see Gen) directly."""
 
@@ -105,6 +113,16 @@ class Interp:
             a, b = self.expr(e[3], env, arrays), self.expr(e[4], env, arrays)
             p = "f64" if "f64" in (e[3][1], e[4][1]) else "i64"
             return int(REL[e[2]](convert(a, p), convert(b, p)))
+        if kind == "logic":  # short circuit: the right operand only when it decides
+            a = self.expr(e[3], env, arrays) != 0
+            if a == (e[2] == "or"):
+                return int(a)
+            return int(self.expr(e[4], env, arrays) != 0)
+        if kind == "not":
+            return int(self.expr(e[2], env, arrays) == 0)
+        if kind == "ifv":
+            chosen = e[3] if self.expr(e[2], env, arrays) != 0 else e[4]
+            return convert(self.expr(chosen, env, arrays), t)
         if kind == "builtin":
             args = [self.expr(a, env, arrays) for a in e[3]]
             if e[2] in ("i64", "f64"):
@@ -116,17 +134,34 @@ class Interp:
 
     def call(self, name, args, env, arrays):
         params, ret, body = self.funcs[name]
-        inner_env, inner_arrays = {}, {}
+        inner_env, inner_arrays, by_ref = {}, {}, {}
         for (p, pt), a in zip(params, args):
             if a[0] == "array":
                 inner_arrays[p] = arrays[a[1]]
+            elif pt.startswith("inout"):  # (one per function, so copying back is the same)
+                inner_env[p], by_ref[p] = env[a[2]], a[2]
             else:
                 inner_env[p] = convert(self.expr(a, env, arrays), pt)
         try:
             self.block(body, inner_env, inner_arrays)
         except Return as r:
             return convert(r.value, ret)
+        finally:
+            for p, name in by_ref.items():
+                env[name] = inner_env[p]
         return None
+
+    def loop(self, body, env, arrays, step=None) -> bool:
+        """Run a loop body once; False when a break left the loop."""
+        try:
+            self.block(body, env, arrays)
+        except Continue:
+            pass
+        except Break:
+            return False
+        if step is not None:
+            step()
+        return True
 
     def cond(self, c, env, arrays) -> bool:
         if c[0] == "and":
@@ -157,12 +192,24 @@ class Interp:
                 self.block(s[2] if self.cond(s[1], env, arrays) else s[3], env, arrays)
             elif kind == "for":  # i = lo; while i < hi do { body; i = i + 1 }
                 env[s[1]] = self.expr(s[2], env, arrays)
+                step = lambda v=s[1]: env.__setitem__(v, wrap(env[v] + 1))
                 while env[s[1]] < self.expr(s[3], env, arrays):
-                    self.block(s[4], env, arrays)
-                    env[s[1]] = wrap(env[s[1]] + 1)
+                    if not self.loop(s[4], env, arrays, step):
+                        break
             elif kind == "while":
                 while self.cond(s[1], env, arrays):
-                    self.block(s[2], env, arrays)
+                    if not self.loop(s[2], env, arrays):
+                        break
+            elif kind == "do":
+                while self.loop(s[1], env, arrays) and self.cond(s[2], env, arrays):
+                    pass
+            elif kind == "loop":
+                while self.loop(s[1], env, arrays):
+                    pass
+            elif kind == "break":
+                raise Break()
+            elif kind == "continue":
+                raise Continue()
             elif kind == "pcall":
                 self.call(s[1], s[2], env, arrays)
             elif kind == "decl":

@@ -46,7 +46,8 @@ SUBPROCESS = os.environ.get("INCA_GOLDEN_SUBPROCESS") == "1"
 
 @dataclass(frozen=True)
 class Source:
-    """A program with golden files: ``kind`` is asm, kernels (examples), programs or errors."""
+    """A program with golden files: ``kind`` is asm, kernels (examples), examples (the example
+    programs of examples/programs), programs or errors."""
 
     path: Path
     kind: str
@@ -87,6 +88,7 @@ def sources() -> list[Source]:
     """Every program of the suite, in a fixed order."""
     found = [Source(p, "asm") for p in sorted((ROOT / "examples" / "asm").glob("*.incaa"))]
     found += [Source(p, "kernels") for p in sorted((ROOT / "examples" / "kernels").glob("*.incaq"))]
+    found += [Source(p, "examples") for p in sorted((ROOT / "examples" / "programs").glob("*.incaq"))]
     found += [Source(p, "programs") for p in sorted((GOLDEN / "programs").glob("*.inca[aq]"))]
     found += [Source(p, "errors") for p in sorted((GOLDEN / "errors").glob("*.incaq"))]
     return found
@@ -205,7 +207,7 @@ def test_suite_is_complete():
     """Enough golden files, none without a case, every kind of source present."""
     wanted = {src.expected(ext) for src, ext in CASES}
     assert len(wanted) >= 50
-    assert {s.kind for s, _ in CASES} == {"asm", "kernels", "programs", "errors"}
+    assert {s.kind for s, _ in CASES} == {"asm", "kernels", "examples", "programs", "errors"}
     on_disk = set(EXPECTED.rglob("*.*")) | set((GOLDEN / "errors").glob("*.err"))
     stray = sorted(str(p.relative_to(ROOT)) for p in on_disk - wanted)
     assert not stray, f"golden files without a source: {stray}"
@@ -213,6 +215,6 @@ def test_suite_is_complete():
 
 def test_golden_programs_say_what_they_test():
     for src in sources():
-        if src.kind in ("programs", "errors"):
+        if src.kind in ("examples", "programs", "errors"):
             first = src.path.read_text(encoding="utf-8").splitlines()[0]
             assert first.startswith(("#", ";")), f"{src.path.name}: start with a comment saying what it tests"

@@ -211,6 +211,22 @@ def test_prompts_show_the_mode_and_continuation():
     assert feed(s, "z * y") == "6"
 
 
+def test_multi_line_do_while_and_loop():
+    s = new_session()
+    assert feed(s, "n = 0") == "n = 0"
+    assert s.feed("do {").more
+    assert s.feed("  n = n + 3").more
+    assert s.feed("}").more  # its `while` may still come, on the next line
+    assert feed(s, "while n < 10") == "n = 12"
+    assert s.feed("do { n = n - 1 }").more
+    assert feed(s, "while n > 5 and n % 4 != 0") == "n = 8"
+    assert s.feed("loop {").more
+    assert s.feed("  n = n - 5").more
+    assert s.feed("  if n < 0 then { break }").more
+    assert feed(s, "}") == "n = -2"
+    assert feed(s, "do { n = n + 1 } while n < 0") == "n = 0"
+
+
 def test_state_persists_declarations_params_and_functions():
     s = new_session()
     assert feed(s, "param N = 3") == "N = 3"

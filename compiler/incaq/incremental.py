@@ -18,8 +18,8 @@ from typing import Iterable, Mapping
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Source
 from ...lang.program import Decl, Program
-from .ast import (Assign, CallStmt, For, Func, If, Module, Name, Num, Param, TypeRef, Use,
-                  VarDecl, While)
+from .ast import (Assign, CallStmt, DoWhile, For, Func, If, Loop, Module, Name, Num, Param,
+                  TypeRef, Use, VarDecl, While)
 from .checked import Sym
 from .checker import BUILTINS, Checker
 from .lower import lower
@@ -175,7 +175,7 @@ def _top_names(items) -> tuple[set[str], set[str]]:
         elif isinstance(s, For):
             introduced.add(s.var)
             stack.extend(s.body)
-        elif isinstance(s, While):
+        elif isinstance(s, (While, DoWhile, Loop)):
             stack.extend(s.body)
         elif isinstance(s, If):
             stack.extend(s.then + s.orelse)

@@ -247,7 +247,8 @@ class Syntax:
             return "'do' after the " + (
                 "end of the range" if loop is not None and loop.type == "FOR" else "loop condition")
         if wanted == {"LBRACE"}:
-            what = {"DO": "the loop body", "THEN": "the 'then' block", "ELSE": "the 'else' block"}
+            what = {"DO": "the loop body", "LOOP": "the loop body", "THEN": "the 'then' block",
+                    "ELSE": "the 'else' block"}
             return "'{' to start " + what.get(prev_type, "the function body")
         if wanted == _AFTER_STMT_NAME and prev_type == "NAME":
             return f"'=' or '(' after '{prev}'"

@@ -1,0 +1,255 @@
+"""Issue 11: break and continue, do ... while, loop, boolean and if values, inout scalars, self
+tail calls. The syntax and its --emit ast form, the exact -O0 code of each construct (the costs
+docs/incaq.md lists), the diagnostics of misuse, and --clobber with several exits from a loop.
+Whole programs checked against Python are in incaq_cases_issue11.py.
+"""
+from __future__ import annotations
+
+import pytest
+
+from inca.compiler.incaq.ast import (Break, Continue, DoWhile, FuncParam, Loop, TypeRef, dump)
+from inca.compiler.incaq.checker import check
+from inca.compiler.incaq.clobber import plan
+from inca.compiler.incaq.parser import parse
+from inca.compiler.incaq.pipeline import compile_source
+from inca.interpreter.loader import execute
+from inca.interpreter.profiles import load_profile
+from inca.lang.diagnostics import DiagnosticError, Source
+from inca.lang.tuples import encode
+
+
+def body(text: str) -> list[str]:
+    """The instructions of a program as text, END excluded."""
+    return [i.text() for i in compile_source(Source("k.incaq", text)).instrs][:-1]
+
+
+def run(text: str, inputs: dict | None = None, clobber: bool = False):
+    prog = compile_source(Source("k.incaq", text), clobber=clobber)
+    return execute(encode(prog), load_profile("scratchpad"), inputs or {})
+
+
+def errors(text: str) -> str:
+    with pytest.raises(DiagnosticError) as e:
+        compile_source(Source("k.incaq", text))
+    return str(e.value)
+
+
+# ---- syntax -------------------------------------------------------------------------------------
+
+
+def test_new_statements_parse_and_dump():
+    m = parse(Source("k.incaq", "do {\n  x = x + 1\n  if x > 3 then { break }\n} while x < 9\n"
+                     "loop { continue }\nm = if a > b then a else b\nok = a < b and not c\n"))
+    assert isinstance(m.items[0], DoWhile) and isinstance(m.items[1], Loop)
+    assert isinstance(m.items[1].body[0], Continue)
+    assert dump(m) == """\
+Module
+  DoWhile (x < 9)
+    Assign x = (x + 1)
+    If (x > 3)
+      then
+        Break
+  Loop
+    Continue
+  Assign m = (if (a > b) then a else b)
+  Assign ok = ((a < b) and (not c))"""
+
+
+def test_keyword_locations_and_inout_parameters():
+    m = parse(Source("k.incaq", "func f(inout n: i64, X: f64[]) { n = 1 }\nloop {\n  break\n}\n"))
+    f = m.items[0]
+    assert f.params[0] == FuncParam("n", TypeRef("i64", ()), True)
+    assert not f.params[1].by_ref
+    assert dump(f).splitlines()[0] == "Func f(inout n: i64, X: f64[])"
+    assert (m.items[1].loc.line, m.items[1].loc.col, m.items[1].loc.end_col) == (2, 1, 5)
+    brk = m.items[1].body[0]
+    assert isinstance(brk, Break) and (brk.loc.line, brk.loc.col) == (3, 3)
+
+
+def test_the_while_of_a_do_may_start_the_next_line_but_a_while_loop_stays_a_loop():
+    text = "n = 0\ndo {\n  n = n + 1\n}\nwhile n < 3\nwhile n < 5 do { n = n + 1 }\n"
+    assert run(text).outputs == {} and body(text)[-1] == "JMP 6"
+    assert dump(parse(Source("k.incaq", text))).count("While") == 2
+
+
+def test_new_keywords_are_reserved():
+    assert "k.incaq:1:6: error: expected '{' to start the loop body" in errors("loop = 1\n")
+    assert "error: expected" in errors("break = 1\n")
+
+
+# ---- lowering -------------------------------------------------------------------------------------
+
+DECL = "input A: i64[8]\noutput s: i64\n"
+
+
+def test_do_while_tests_at_the_bottom_without_a_jmp():
+    assert body("output n: i64\ndo { n = n + 1 } while n < 5\n") == [
+        "ADD n, n, 1", "PUTL r0, n", "GE r0, r0, 5", "BLEZ r0, 1"]
+
+
+def test_loop_is_one_jmp_per_iteration_and_if_break_is_no_jmp():
+    assert body("output n: i64\nloop {\n  n = n + 1\n  if n == 4 then { break }\n}\n") == [
+        "ADD n, n, 1", "PUTL r0, n", "NE r0, r0, 4", "BLEZ r0, 6", "JMP 1"]
+
+
+def test_break_and_continue_are_one_jmp_each():
+    code = body(DECL + "for i in 0 .. 8 do {\n  if A[i] < 0 then { s = 0; break }\n"
+                "  if A[i] == 0 then { s = s - 1; continue }\n  s = s + A[i]\n}\n")
+    assert code[8] == "JMP 18"  # the break: to the exit, after the for's own JMP
+    assert code[code.index("SUB s, s, 1") + 1] == "JMP 16"  # continue: to the step
+    assert code[15:17] == ["ADD i, i, 1", "JMP 2"] and code.count("JMP 18") == 1
+
+
+def test_a_loop_without_break_or_continue_is_lowered_as_before():
+    text = DECL + "for i in 0 .. 8 do { s = s + A[i] }\n"
+    assert body(text) == ["PUTL i, 0", "PUTL r0, i", "LT r0, r0, 8", "BLEZ r0, 8",
+                          "ADD s, s, A[i]", "ADD i, i, 1", "JMP 2"]
+
+
+def test_boolean_values_are_compares_without_branches():
+    assert body("input a: i64\ninput b: i64\noutput ok: i64\nok = a < b and b != 0\n") == [
+        "PUTL r1, a", "LT r1, r1, b", "PUTL r2, b", "NE r2, r2, 0", "AND r1, r1, r2", "PUTL ok, r1"]
+    assert body("input a: i64\noutput ok: i64\nok = not (a < 3) or a\n") == [
+        "PUTL r1, a", "GE r1, r1, 3", "PUTL r2, a", "NE r2, r2, 0", "OR r1, r1, r2", "PUTL ok, r1"]
+
+
+def test_a_right_operand_that_can_fault_is_short_circuited():
+    code = body("input A: i64[8]\ninput i: i64\noutput ok: i64\nok = i < 8 and A[i] > 0\n")
+    assert code == ["PUTL r1, i", "LT r1, r1, 8", "BLEZ r1, 6", "PUTL r1, A[i]", "GT r1, r1, 0",
+                    "PUTL ok, r1"]
+    r = run("input A: i64[8]\noutput ok: i64\ni = 8\nok = i < 8 and A[i] > 0\n"
+            "ok = ok + (i >= 8 or A[i] > 0) * 10\n", {"A": [1] * 8})
+    assert r.outputs == {"ok": 10}
+
+
+def test_a_right_operand_that_calls_a_function_runs_only_when_needed():
+    text = ("output n: i64\noutput ok: i64\nfunc tick(inout c: i64) -> i64 { c = c + 1\n"
+            "return c }\nok = n > 0 and tick(n) > 0\nok = ok + (n == 0 or tick(n) > 5)\n")
+    assert run(text).outputs == {"n": 0, "ok": 1}
+
+
+def test_an_if_value_assigned_is_an_if_statement():
+    assert body("input a: i64\ninput b: i64\noutput m: i64\nm = if a > b then a else b\n") == [
+        "PUTL r0, a", "GT r0, r0, b", "BLEZ r0, 6", "PUTL m, a", "JMP 7", "PUTL m, b"]
+
+
+def test_an_if_value_inside_an_expression_evaluates_one_side():
+    text = ("input A: i64[4]\ninput k: i64\noutput s: i64\n"
+            "s = 1 + (if k < 4 then A[k] else 100 / (k - k + 0 * k))\n")
+    assert run(text, {"A": [5, 6, 7, 8], "k": [2]}).outputs == {"s": 8}
+
+
+def test_inout_costs_nothing():
+    assert body("output n: i64\nfunc inc(inout k: i64) { k = k + 1 }\ninc(n)\ninc(n)\n") == [
+        "ADD n, n, 1", "ADD n, n, 1"]
+
+
+def test_gcd_by_tail_recursion_is_a_loop():
+    code = body("output g: i64\nfunc gcd(a: i64, b: i64) -> i64 {\n"
+                "  if b == 0 then { return a }\n  return gcd(b, a % b)\n}\ng = gcd(1071, 462)\n")
+    assert code == ["PUTL gcd1_a, 1071", "PUTL gcd1_b, 462", "PUTL r0, gcd1_b", "EQ r0, r0, 0",
+                    "BLEZ r0, 8", "PUTL gcd1_ret, gcd1_a", "JMP 14", "PUTL r1, gcd1_a",
+                    "MOD r1, r1, gcd1_b", "PUTL gcd1_b_next, r1", "PUTL gcd1_a, gcd1_b",
+                    "PUTL gcd1_b, gcd1_b_next", "JMP 3", "PUTL g, gcd1_ret"]
+
+
+def test_an_unchanged_parameter_costs_nothing_in_a_tail_call():
+    code = body("output s: i64\nfunc f(n: i64, k: i64, acc: i64) -> i64 {\n"
+                "  if n == 0 then { return acc }\n  return f(n - 1, k, acc + k)\n}\ns = f(5, 3, 0)\n")
+    assert "SUB f1_n, f1_n, 1" in code and "ADD f1_acc, f1_acc, f1_k" in code
+    assert not any("f1_k," in c and c.startswith("PUTL f1_k") for c in code[3:])
+    assert run("output s: i64\nfunc f(n: i64, k: i64, acc: i64) -> i64 {\n"
+               "  if n == 0 then { return acc }\n  return f(n - 1, k, acc + k)\n}\n"
+               "s = f(5, 3, 0)\n").outputs == {"s": 15}
+
+
+def test_swapping_tail_call_arguments_go_through_one_temporary():
+    text = ("output a: i64\nfunc f(n: i64, x: i64, y: i64, inout r: i64) {\n"
+            "  if n == 0 then {\n    r = x * 10 + y\n    return\n  }\n  f(n - 1, y, x, r)\n}\n"
+            "f(3, 1, 2, a)\n")
+    assert run(text).outputs == {"a": 21}
+    assert sum(c.startswith("PUTL f1_") and "_next" in c for c in body(text)) == 2
+
+
+# ---- diagnostics ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text,message,caret", [
+    ("break\n", "k.incaq:1:1: error: 'break' outside a loop", "^~~~~"),
+    ("func f() { continue }\nwhile 1 < 2 do { f() }\n",
+     "k.incaq:1:12: error: 'continue' outside a loop of this function", "^~~~~~~~"),
+    ("output x: f64\nx = 1 < 2 or 2 < 3\n",
+     "k.incaq:2:5: error: this is a boolean (an i64, 1 or 0), but the location 'x' is f64", "^~~~"),
+    ("output x: f64\nx = 2.5 * not 3\n", "expected an expression", "^"),
+    ("output x: f64\nx = 2.5 * (not 3)\n",
+     "error: this is a boolean (an i64, 1 or 0), but the other operand of '*' is f64", "^~~~"),
+    ("func f(inout k: i64) { k = 1 }\nf(3)\n",
+     "k.incaq:2:3: error: argument 'k' of 'f' is inout, so it must be a scalar variable, not a value",
+     "^"),
+    ("func f(inout k: i64) { k = 1 }\nx = 1.5\nf(x)\n",
+     "error: argument 'k' of 'f' is an inout i64, but 'x' is f64", "^"),
+    ("input n: i64\nfunc f(inout k: i64) { k = 1 }\nf(n)\n",
+     "error: 'n' is an input, but 'f' writes its parameter 'k'", "^"),
+    ("func f(k: i64) -> i64 { return 1 + f(k) }\n",
+     "k.incaq:1:36: error: 'f' calls itself here, and not as a tail call", "^~~~"),
+    ("func f(X: i64[], k: i64) {\n  var Y: i64[2]\n  f(Y, k)\n}\n",
+     "error: a tail call of 'f' must pass its array parameter 'X' itself", "^"),
+    ("func max(a: i64) -> i64 { return a }\n", "hint: give yours another name, e.g. my_max", "^~~"),
+    ("output x: i64\nx = 1.5 and 1\n",
+     "error: the operands of 'and' are i64 (a comparison, or 0 for false), but this is f64", "^~~"),
+    ("output x: i64\nwhile x do { }\n", "error: a condition must be a comparison", "^"),
+])
+def test_misuse_is_worded_with_a_caret(text, message, caret):
+    out = errors(text)
+    assert message in out and caret in out and "Traceback" not in out, out
+
+
+def test_a_function_ending_in_an_endless_loop_needs_no_final_return():
+    text = ("input A: i64[4]\noutput k: i64\nfunc first_neg(X: i64[]) -> i64 {\n  i = 0\n"
+            "  loop {\n    if X[i] < 0 then { return i }\n    i = i + 1\n  }\n}\nk = first_neg(A)\n")
+    assert run(text, {"A": [3, 0, -2, -1]}).outputs == {"k": 2}
+    assert "can reach its end" in errors(text.replace("return i }", "break }"))
+
+
+# ---- --clobber with several exits -----------------------------------------------------------------
+
+
+def clobber_plan(text: str):
+    return plan(check(parse(Source("k.incaq", text)), Source("k.incaq", text), clobber=True))
+
+
+def test_clobber_trusts_a_for_loop_with_continue_but_not_a_while_that_repeats():
+    counted = "input A: i64[4]\noutput s: i64\nfor i in 0 .. 4 do {\n  s = s + A[i] * 2\n" \
+              "  if s > 100 then { continue }\n}\n"
+    assert clobber_plan(counted).inplace == {"A"}
+    repeats = ("input A: i64[4]\noutput s: i64\ni = 0\nwhile i < 4 do {\n  s = s + A[i] * 2\n"
+               "  if s == 2 then { continue }\n  i = i + 1\n}\n")
+    assert clobber_plan(repeats).inplace == frozenset()
+    assert run(repeats, {"A": [1, 2, 3, 4]}, clobber=True).outputs == \
+        run(repeats, {"A": [1, 2, 3, 4]}).outputs
+
+
+@pytest.mark.parametrize("loop", ["do {\n  s = s + A[i] * 2\n  i = i + 1\n} while i < 4 and s < 9",
+                                  "loop {\n  if i >= 4 then { break }\n  s = s + A[i] * 2\n"
+                                  "  i = i + 1\n}"])
+def test_clobber_never_counts_do_and_loop(loop):
+    text = f"input A: i64[4]\noutput s: i64\ni = 0\n{loop}\n"
+    assert clobber_plan(text).inplace == frozenset()
+
+
+def test_a_break_keeps_an_output_out_of_an_input_buffer():
+    text = ("input A: f64[4]\ninput B: f64[4]\noutput H: f64[4]\nfor i in 0 .. 4 do {\n"
+            "  if B[i] < 0.0 then { break }\n  H[i] = A[i] * 2.0\n}\n")
+    p = clobber_plan(text)
+    assert p.aliases == () and "A" in p.inplace
+    inputs = {"A": [1.0, 2.0, 3.0, 4.0], "B": [1.0, -1.0, 1.0, 1.0]}
+    assert run(text, inputs, clobber=True).outputs == run(text, inputs).outputs == \
+        {"H": [2.0, 0.0, 0.0, 0.0]}
+
+
+def test_clobber_sees_a_tail_recursive_function_as_a_loop():
+    text = ("input A: i64[4]\noutput s: i64\nfunc f(X: i64[], k: i64, acc: i64) -> i64 {\n"
+            "  if k >= 4 then { return acc }\n  return f(X, k + 1, acc + X[0] * 2)\n}\n"
+            "s = f(A, 0, 0)\n")
+    assert clobber_plan(text).inplace == frozenset()
+    assert run(text, {"A": [3, 0, 0, 0]}, clobber=True).outputs == {"s": 24}
