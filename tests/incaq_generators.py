@@ -138,9 +138,13 @@ class Gen:
     def call(self, name: str, sc: Scope, depth: int, writable: bool = False):
         """(name, arguments) of a call: scalars of the parameter's type (or i64 for an f64)."""
         args = []
-        for _, pt in self.funcs[name][0]:
+        for p, pt in self.funcs[name][0]:
             if "[" in pt:
                 args.append(("array", self.pick(self.passable(pt, sc, writable))))
+            elif p == "c":  # the countdown of a tail-recursive function: 0 to 3
+                e = self.expr("i64", sc, min(depth, 1), calls=False)
+                args.append(("builtin", "i64", "min", (("builtin", "i64", "max", (e, ("lit", "i64", 0))),
+                                                       ("lit", "i64", 3))))
             elif pt.startswith("inout"):
                 args.append(("var", pt.split()[1], self.pick(self.by_ref(pt, sc))))
             else:
@@ -299,9 +303,17 @@ class Gen:
         if proc and self.chance(0.5):  # a scalar by reference
             params.append(("q", "inout " + self.pick(["i64", "f64"])))
         ret = None if proc else self.pick(["i64", "f64"])
+        # c counts down to 0 through self tail calls, which the compiler turns into a loop
+        tail = not proc and self.chance(0.3)
+        if tail:
+            params.append(("c", "i64"))
         sc = Scope(arrays, ret)
         sc.scalars.update({p: t.split()[-1] for p, t in params if "[" not in t})
         body = []
+        if tail:
+            sc.frozen.add("c")
+            done = ("rel", "<=", ("var", "i64", "c"), ("lit", "i64", 0))
+            body.append(("if", done, [("ret", self.expr(ret, sc, 2))], []))
         for _ in range(self.int(0, 2)):  # locals, assigned (or declared with a value) before use
             local = sc.new(self.pick(["k", "x"]))
             t = "i64" if local.startswith("k") else "f64"
@@ -313,6 +325,12 @@ class Gen:
         body += self.block(sc, 2, 3)
         if proc:
             body.append(("set", self.element("X", sc, 1), self.expr(arrays["X"][0], sc, 2)))
+        elif tail:
+            args = tuple(("array", p) if "[" in t else
+                         ("bin", "i64", "-", ("var", "i64", p), ("lit", "i64", 1)) if p == "c" else
+                         self.expr(t if t == "i64" else self.pick(["i64", "f64"]), sc, 2)
+                         for p, t in params)
+            body.append(("ret", ("call", ret, name, args)))
         else:
             body.append(("ret", self.expr(ret, sc, 3)))
         self.funcs[name] = (tuple(params), ret, body)

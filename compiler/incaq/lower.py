@@ -11,10 +11,11 @@ Temporaries are typed: ``r<n>`` belongs to the first type that uses it, and a te
 other type with the same number is ``r<n>_i64`` / ``r<n>_f64``, so i64 arithmetic never passes
 through an f64 location. A sub-expression of another type than its temporary is evaluated in its
 own type first and converted with PUTL. Comparisons are done in the promoted type of their operands.
+
+Loops with exits, break and continue, boolean and if values are lowered by the mixin of
+:mod:`.lower_control`.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from ...lang.diagnostics import Loc
 from ...lang.inference import infer_scalar_types
