@@ -1,7 +1,8 @@
 """INCA-A text to :class:`~inca.lang.program.Program`.
 
-Lines are parsed one at a time with the LALR grammar ``lang/incaa.lark``, so every bad line gets
-its own diagnostic. Then declarations and ``.param`` constants are collected, instruction numbers
+Lines are parsed one at a time, so every bad line gets its own diagnostic: the common instruction
+shapes by the regular expressions of :mod:`.asm_fast`, everything else (and every line with a
+problem, so diagnostics have one source) with the LALR grammar ``lang/incaa.lark``. Then declarations and ``.param`` constants are collected, instruction numbers
 and labels resolved, operands built, undeclared scalars typed, and the whole program checked with
 :func:`inca.lang.check.check_program`.
 """
@@ -13,9 +14,12 @@ from functools import lru_cache
 from importlib import resources
 
 from ..lang.check import check_program
+from ..lang.gcpause import collector_paused
+from ..lang.numbers import NumberError, parse_float, parse_int
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean
 from ..lang.inference import infer_scalar_types
 from ..lang.isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form, lookup
+from . import asm_fast
 from ..lang.program import ROLES, Affine, Decl, Imm, Instr, Operand, Program, Ref, Slice
 
 DIRECTIVES = ROLES + ("param",)
@@ -50,10 +54,24 @@ def _parser():
 def _int_literal(tok) -> int:
     """The value of an INT token; a decimal with a leading zero is rejected (no octal in INCA-A)."""
     text = str(tok)
+    value = _number(parse_int, tok, "integer literal")
     if len(text) > 1 and text[0] == "0" and text[1].isdigit():
         raise _Bad(f"integer literal '{text}' has a leading zero", tok.column, tok.end_column,
-                   f"write {int(text)} (INCA-A has no octal literals)")
-    return int(text, 0)
+                   f"write {value} (INCA-A has no octal literals)")
+    return value
+
+
+def _float_literal(tok) -> float:
+    """The value of a FLOAT token; one beyond f64 (``1e999``) is an error, not infinity."""
+    return _number(lambda t, what: parse_float(t, what, allow_special=True), tok, "float literal")
+
+
+def _number(convert, tok, what: str):
+    """A number token converted by the bounded parser of :mod:`inca.lang.numbers`."""
+    try:
+        return convert(str(tok), what)
+    except NumberError as e:
+        raise _Bad(str(e), tok.column, tok.end_column) from None
 
 
 # The parts of a line that did not parse which still matter: its number, its label, and whether
@@ -92,7 +110,22 @@ class _Line:
     lineno: int | None  # the paper-style instruction number written on the line
     lineno_col: int
     label: tuple[str, int] | None  # name, column
-    body: object  # lark Tree of a directive or instruction, or None
+    body: object  # lark Tree of a directive or instruction, a FastLine, or None
+
+
+def _parts(tree) -> tuple[int | None, int, tuple[str, int] | None, object]:
+    """A parsed line's instruction number (and its column), label and body."""
+    parts = list(tree.children)
+    lineno = label = None
+    col = 1
+    if parts and getattr(parts[0], "type", None) == "LINENO":
+        lineno, col = _number(parse_int, parts[0], "instruction number"), parts[0].column
+        parts.pop(0)
+    if parts and getattr(parts[0], "data", None) == "label":
+        tok = parts[0].children[0]
+        label = (str(tok), tok.column)
+        parts.pop(0)
+    return lineno, col, label, parts[0] if parts else None
 
 
 def _span(node) -> tuple[int, int | None]:
@@ -128,7 +161,15 @@ class Assembler:
         from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
         out = []
+        well_formed: set[str] = set()
         for n, text in enumerate(self.src.lines, 1):
+            fast = asm_fast.scan(text, well_formed)
+            if fast is not None:
+                out.append(_Line(n, fast[0], fast[1], fast[2], fast[3]))
+                continue
+            stripped = text.lstrip(" \t")
+            if not stripped or stripped[0] in ";#":
+                continue
             try:
                 tree = _parser().parse(text)
             except UnexpectedCharacters as e:
@@ -143,17 +184,12 @@ class Assembler:
                 self.error(n, 1, f"cannot parse this line ({e.__class__.__name__})")
                 self._recover(n, text, out)
                 continue
-            parts = list(tree.children)
-            lineno = label = None
-            col = 1
-            if parts and getattr(parts[0], "type", None) == "LINENO":
-                lineno, col = int(parts[0]), parts[0].column
-                parts.pop(0)
-            if parts and getattr(parts[0], "data", None) == "label":
-                tok = parts[0].children[0]
-                label = (str(tok), tok.column)
-                parts.pop(0)
-            body = parts[0] if parts else None
+            try:
+                lineno, col, label, body = _parts(tree)
+            except _Bad as b:
+                self.error(n, b.col, b.message, b.end_col, b.hint)
+                self._recover(n, text, out)
+                continue
             if lineno is not None or label is not None or body is not None:
                 out.append(_Line(n, lineno, col, label, body))
         return out
@@ -165,7 +201,10 @@ class Assembler:
         if decl:
             self.broken.add(decl.group(1))
         m = _RECOVER.match(text)
-        lineno = int(m.group(1)) if m.group(1) else None
+        try:
+            lineno = parse_int(m.group(1)) if m.group(1) else None
+        except NumberError:  # reported already, as the line's own error
+            lineno = 0
         label = (m.group(2), m.start(2) + 1) if m.group(2) else None
         body = _UNPARSED if m.group(3) not in ("", ".", ";", "#") else None
         if lineno is not None or label is not None or body is not None:
@@ -206,7 +245,7 @@ class Assembler:
         if kind == "int":
             return Affine(_int_literal(t.children[0]))
         if kind == "float":
-            return float(t.children[0])
+            return _float_literal(t.children[0])
         if kind == "name":
             name = str(t.children[0])
             return Affine(self.params[name]) if name in self.params else Affine(0, ((name, 1),))
@@ -429,6 +468,10 @@ class Assembler:
 
     def run(self) -> Program:
         """Assemble the source, raising DiagnosticError with every error found."""
+        with collector_paused():
+            return self._run()
+
+    def _run(self) -> Program:
         lines = self.parse_lines()
         instr_lines: list[_Line] = []
         labels: dict[str, int] = {}
@@ -483,10 +526,18 @@ class Assembler:
             raise _Bad("a branch target is a line number or a label", col, end)
 
         instrs = []
+        fast = asm_fast.Builder(self.src, self.params)
         for k, ln in enumerate(instr_lines, 1):
             if ln.body is _UNPARSED:
                 continue
             try:
+                if isinstance(ln.body, asm_fast.FastLine):
+                    try:
+                        instrs.append(fast.instruction(ln.body, ln.n, labels))
+                        continue
+                    except asm_fast.Unrecognised:  # let the parser path find and word the problem
+                        ln = _Line(ln.n, ln.lineno, ln.lineno_col, ln.label,
+                                   _parts(_parser().parse(ln.body.text))[3])
                 instrs.append(self.instruction(ln, number_of, k))
             except _Bad as b:
                 self.error(ln.n, b.col, b.message, b.end_col, b.hint)
@@ -537,8 +588,15 @@ class Assembler:
 
 
 def assemble(source: Source, defines: dict[str, int] | None = None) -> Program:
-    """Assemble INCA-A text; ``defines`` override ``.param`` values (``-D NAME=V``)."""
-    return Assembler(source, defines).run()
+    """Assemble INCA-A text; ``defines`` override ``.param`` values (``-D NAME=V``).
+
+    A whole program has at least one instruction (the REPL's :class:`Assembler` reads fragments,
+    which need not)."""
+    prog = Assembler(source, defines).run()
+    if not prog.instrs:
+        raise DiagnosticError([Diagnostic("the program has no instructions", hint="a program ends "
+                                          "with END, its last instruction", file=source.name)])
+    return prog
 
 
 def assemble_text(text: str, name: str = "<input>", defines: dict[str, int] | None = None) -> Program:

@@ -6,11 +6,12 @@ program is validated the same way whatever form it arrives in.
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable
+import re
+from typing import Callable, Iterable, Sequence
 
 from .diagnostics import Diagnostic, Loc
-from .isa import OPCODES, Form
-from .program import Affine, Decl, Imm, Instr, Operand, Ref, Slice, operand_shape
+from .isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form
+from .program import ROLES, Affine, Decl, Imm, Instr, Operand, Ref, Slice, operand_shape
 
 MakeDiag = Callable[[Loc | None, str, str | None], Diagnostic]
 
@@ -31,12 +32,16 @@ def check_program(decls: dict[str, Decl], instrs: Iterable[Instr], make: MakeDia
     """Every static error in ``instrs``, as diagnostics (empty when the program is well formed)."""
     instrs = tuple(instrs)
     out: list[Diagnostic] = []
+    # The shapes of the references checked without error; unrolled code repeats them (a Ref's
+    # equality and hash leave out its location, which only an error would need).
+    valid: dict[Ref, tuple[int, ...]] = {}
     for ins in instrs:
-        out.extend(_check_instr(ins, decls, len(instrs), make))
+        out.extend(_check_instr(ins, decls, len(instrs), make, valid))
     return out
 
 
-def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag) -> list[Diagnostic]:
+def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag,
+                 valid: dict[Ref, tuple[int, ...]]) -> list[Diagnostic]:
     spec = OPCODES[ins.op]
     out: list[Diagnostic] = []
     loc = ins.loc
@@ -45,15 +50,19 @@ def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag)
             out.append(make(loc, f"{ins.op} target {ins.target} is not an instruction of this program",
                             f"targets run from 1 to {count}"))
     for op in (ins.dest, ins.src):
-        if isinstance(op, Ref):
-            out.extend(_check_ref(op, decls, loc, make))
+        if isinstance(op, Ref) and op not in valid:
+            errors = _check_ref(op, decls, loc, make)
+            if errors:
+                out.extend(errors)
+            else:
+                valid[op] = operand_shape(op, decls)
     if out or spec.form in (Form.JUMP, Form.NONE):
         return out
     dest = ins.dest
     if dest is None:
         return [make(loc, f"{ins.op} needs a destination", None)]
     if spec.form is Form.BRANCH:
-        if math.prod(operand_shape(dest, decls)) != 1:
+        if math.prod(valid[dest]) != 1:
             out.append(make(dest.loc or loc, "BLEZ tests one value, not a vector",
                             "reduce the vector into a scalar first, or test a one-element slice"))
         return out
@@ -65,7 +74,7 @@ def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag)
         which = dest if ddt == "f64" else src
         out.append(make(getattr(which, "loc", None) or loc, f"{ins.op} is defined on i64 only, "
                         f"but '{which}' is f64", "convert with PUTL into an i64 location first"))
-    dshape, sshape = operand_shape(dest, decls), operand_shape(src, decls)
+    dshape, sshape = valid[dest], valid[src] if isinstance(src, Ref) else ()
     if sshape and not dshape:
         if math.prod(sshape) != 1:  # a one-element vector stands wherever a scalar may
             out.append(make(getattr(src, "loc", None) or loc,
@@ -137,3 +146,41 @@ def _check_slice(ref: Ref, s: Slice, dim: int, where: Loc | None, make: MakeDiag
         return [make(where, f"slice '{s}' is out of bounds for '{ref.name}' (dimension of size {dim})",
                      None)]
     return []
+
+
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+RESERVED = ("inf", "nan")  # float literals in INCA-A, so never names
+
+
+def check_decls(decls: Sequence[Decl]) -> list[str]:
+    """The declaration rules of INCA-A, as messages, for declarations that did not come from
+    INCA-A text (a loaded tuple program): what the assembler refuses while reading directives."""
+    out: list[str] = []
+    seen: dict[str, Decl] = {}
+    for d in decls:
+        what = f"buffer '{d.name}'"
+        if not NAME.fullmatch(d.name) or d.name in RESERVED:
+            out.append(f"{what}: not a name INCA-A can write")
+        elif d.name in seen:
+            out.append(f"{what} is declared twice")
+        if d.role not in ROLES or d.dtype not in DTYPES:
+            out.append(f"{what} has an unknown role or dtype")
+            continue
+        if any(n <= 0 for n in d.shape):
+            out.append(f"{what} needs positive dimensions")
+        if d.role != "var" and d.init != 0:
+            out.append(f"{what}: only a var takes an initial value (the host fills .{d.role})")
+        if isinstance(d.init, float) != (d.dtype == "f64"):
+            out.append(f"{what}: its initial value is not {d.dtype}")
+        elif d.dtype == "i64" and not I64_MIN <= d.init <= I64_MAX:
+            out.append(f"{what}: initial value {d.init} does not fit in i64")
+        if d.alias is not None:
+            target = seen.get(d.alias)
+            if (target is None or target.alias is not None or d.role == "var"
+                    or (target.dtype, target.shape) != (d.dtype, d.shape)):
+                out.append(f"{what} must be a non-var stored in an earlier, non-stored buffer "
+                           "of its type and shape")
+        if d.implicit and (d.role != "var" or d.shape or d.init != 0 or d.alias is not None):
+            out.append(f"{what}: only a scalar var of initial value 0 can be implicit")
+        seen.setdefault(d.name, d)
+    return out

@@ -33,8 +33,16 @@ def _fail(path: str, message: str, hint: str | None = None) -> DiagnosticError:
     return DiagnosticError([Diagnostic(message, hint=hint, file=path)])
 
 
+def _nul_free(path: str, what: str) -> None:
+    """No operating system call takes a path with a NUL byte (Python raises ValueError, not an
+    OSError, so it needs its own check); the diagnostic shows the byte as ``\\0``."""
+    if "\0" in path:
+        raise _fail(path.replace("\0", "\\0"), f"cannot {what}: the path contains a NUL byte")
+
+
 def read_bytes(path: str, limit: int = MAX_TEXT_BYTES) -> bytes:
     """At most ``limit`` bytes of a file; a longer (or endless) file is a diagnostic."""
+    _nul_free(path, "read")
     try:
         with open(path, "rb") as f:
             data = f.read(limit + 1)
@@ -120,6 +128,7 @@ def _same_file(a: Path, b: Path) -> bool:
 def check_output(path: str, tool: str, inputs: Iterable[str] = ()) -> None:
     """Refuse, before any work is done, an output path that cannot be written or that is one of
     the ``inputs`` (writing it would destroy what was read)."""
+    _nul_free(path, "write")
     try:
         _check_output(Path(path), path, tool, inputs)
     except OSError as e:  # the path itself is unusable: a name too long, a loop of links
@@ -142,6 +151,7 @@ def _check_output(p: Path, path: str, tool: str, inputs: Iterable[str]) -> None:
 
 def write_text(path: str, text: str, tool: str) -> None:
     """Write an output file; any OS failure is the same diagnostic as :func:`check_output`'s."""
+    _nul_free(path, "write")
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as e:

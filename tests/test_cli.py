@@ -211,7 +211,7 @@ def test_incac_writes_json_next_to_the_source_and_it_runs(tmp_path, monkeypatch,
     (tmp_path / "dot.incaa").write_text(SLIDE23.read_text())
     assert driver.main(["dot.incaa"]) == 0
     doc = json.loads((tmp_path / "dot.tuples.json").read_text())
-    assert doc["format"] == "inca-tuples/1" and len(doc["tuples"]) == 10
+    assert doc["format"] == "inca-tuples/2" and len(doc["tuples"]) == 10
     seeded = ["--seed", "3", "--json"]
     a = json.loads(run_cli(capsys, "run", "dot.incaa", *seeded)[1])
     b = json.loads(run_cli(capsys, "run", "dot.tuples.json", *seeded)[1])
@@ -236,7 +236,7 @@ def test_incac_json_input_defaults_to_stdout(tmp_path, monkeypatch, capsys):
     assert driver.main(["dot.incaa"]) == 0
     capsys.readouterr()
     assert driver.main(["dot.tuples.json"]) == 0
-    assert json.loads(capsys.readouterr().out)["format"] == "inca-tuples/1"
+    assert json.loads(capsys.readouterr().out)["format"] == "inca-tuples/2"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dot.incaa", "dot.tuples.json"]
 
 

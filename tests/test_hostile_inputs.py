@@ -292,3 +292,27 @@ def test_source_that_is_not_utf8(tmp_path):
                                    "byte 0xe9 at offset 23")
     assert err.count("error:") == 1
     refused(inca("run", latin), 1, "byte 0xe9 at offset 23")
+
+
+@pytest.mark.parametrize("argv", [
+    ("incac", "a\0b.incaa"),
+    ("incac", "examples/asm/dot-product.incaa", "-o", "out\0.json"),
+    ("inca", "run", "a\0b.incaq"),
+    ("inca", "run", "examples/asm/dot-product.incaa", "--input", "A=@a\0b.json"),
+])
+def test_a_nul_byte_in_a_path_is_a_diagnostic(argv):
+    """Python's file functions raise ValueError, not OSError, for such a path (found by the fuzzer
+    through the REPL's :load)."""
+    root = Path(__file__).resolve().parents[1]
+    main = driver.main if argv[0] == "incac" else cli.main
+    with contextlib.chdir(root):
+        code, _, err = tool(main, *argv[1:])
+    assert code == 1 and "Traceback" not in err and "NUL byte" in err
+
+
+def test_a_nul_byte_in_a_repl_path_keeps_the_session():
+    from inca.interpreter.profiles import load_profile
+    from inca.interpreter.session import Session
+    s = Session(load_profile("scratchpad"))
+    reply = s.feed(":load a\0b.incaq")
+    assert reply.error and "NUL byte" in reply.text and "internal error" not in reply.text

@@ -222,9 +222,9 @@ def test_tuple_json_carries_the_incaq_location(tmp_path):
     src = tmp_path / "dot.incaq"
     src.write_text(DECLS + slide23_incaq(), encoding="utf-8")
     doc = json.loads(to_json(load_tuples(str(src))))
-    locs = [t["loc"] for t in doc["tuples"]]
-    assert locs[0] == {"file": str(src), "line": 4, "col": 1, "end_col": 6}  # `i = 0`
-    assert [loc["line"] for loc in locs[4:7]] == [6, 6, 6]  # c = c + (A[i] * B[i])
+    locs = [t[3] for t in doc["tuples"]]
+    assert doc["files"] == [str(src)] and locs[0] == "0:4:1-6"  # `i = 0`
+    assert [loc.split(":")[1] for loc in locs[4:7]] == ["6", "6", "6"]  # c = c + (A[i] * B[i])
     assert locs[-1] is None  # END comes from no line
 
 

@@ -358,7 +358,7 @@ def test_listing_tuples_profile_reset_help_and_quit(kernel):
     feed(s, "x = 3")
     assert feed(s, ":listing").splitlines() == [f"{'1 PUTL x, 3':<40} ; <repl:2>:1", "2 END"]
     feed(s, ":load k.incaq")
-    assert feed(s, ":tuples").splitlines()[0] == "; tuple program k.incaq (8 tuples, format inca-tuples/1)"
+    assert feed(s, ":tuples").splitlines()[0] == "; tuple program k.incaq (8 tuples, format inca-tuples/2)"
     assert feed(s, ":profile scratchpad-400g m=2").startswith("profile scratchpad-400g (scratchpad): "
                                                              "link_gbps=400 msg_bits=512 L=0 m=2")
     assert error(s, ":profile nope").splitlines()[1:3] == ["    :profile nope", "             ^~~~"]

@@ -1,5 +1,6 @@
-"""Tuple encoding (MODEL.md 1) and the JSON form ``inca-tuples/1``: round trips, and one clear
-diagnostic (never a traceback) for every kind of malformed or tampered file."""
+"""Tuple encoding (MODEL.md 1) and the JSON forms ``inca-tuples/2`` (written) and ``/1`` (still
+loaded): round trips, and one clear diagnostic (never a traceback) for every kind of malformed or
+tampered file."""
 from __future__ import annotations
 
 import json
@@ -17,6 +18,7 @@ from inca.lang.diagnostics import DiagnosticError
 from inca.lang.isa import Update
 from inca.lang.program import Imm, Ref
 from inca.lang.tuples import FORMAT, encode, from_json, listing, to_json
+from tuples_v1 import to_json_v1
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples" / "asm").glob("*.incaa"))
@@ -64,7 +66,7 @@ def test_encoding_follows_model_section_1():
 def test_listing():
     text = listing(slide23())
     lines = text.splitlines()
-    assert lines[0] == "; tuple program dot.incaa (10 tuples, format inca-tuples/1)"
+    assert lines[0] == "; tuple program dot.incaa (10 tuples, format inca-tuples/2)"
     assert "; buffer r1: var f64" in lines
     t4 = next(line for line in lines if line.startswith("T4 "))
     assert "TO[pc == 4] put(bits=4, payload=10)" in t4 and "CT_BLEZ(r0:i64)" in t4
@@ -75,14 +77,13 @@ def test_listing():
 def test_json_layout_is_stable():
     text = to_json(slide23())
     doc = json.loads(text)
-    assert list(doc) == ["format", "source", "buffers", "tuples"]
-    assert doc["format"] == FORMAT == "inca-tuples/1" and doc["source"] == "dot.incaa"
+    assert list(doc) == ["format", "source", "files", "buffers", "tuples"]
+    assert doc["format"] == FORMAT == "inca-tuples/2" and doc["source"] == "dot.incaa"
+    assert doc["files"] == ["dot.incaa"]
     assert list(doc["buffers"][0]) == ["name", "role", "dtype", "shape", "init", "implicit", "alias"]
-    assert list(doc["tuples"][0]) == ["k", "op", "class", "trigger", "entry", "loc"]
-    assert doc["tuples"][4]["loc"] == {"file": "dot.incaa", "line": 11, "col": 3, "end_col": 7}
-    assert doc["tuples"][4]["trigger"]["payload"] == {"ref": "A",
-                                                      "index": [{"const": 0, "terms": [["i", 1]]}]}
-    assert doc["tuples"][9]["entry"] is None
+    assert doc["tuples"][4] == ["PUTL", "r1", "A[i]", "0:11:3-7"]
+    assert doc["tuples"][3][:3] == ["BLEZ", "r0", 10] and doc["tuples"][9][:3] == ["END", None, None]
+    assert '\n  ["PUTL", "r1", "A[i]", "0:11:3-7"],\n' in text  # one tuple a line
     assert to_json(slide23()) == text  # deterministic
 
 
@@ -95,17 +96,18 @@ def test_non_finite_values_are_strict_json():
     w = {"name": "w", "role": "var", "dtype": "f64", "shape": [], "init": "nan", "implicit": False,
          "alias": None}
     assert w in doc["buffers"]
-    assert doc["tuples"][3]["trigger"]["payload"] == {"imm": "inf", "dtype": "f64"}
+    assert doc["tuples"][3][2] == "inf"
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_round_trip_examples(path):
     tp = encode(assemble_text(path.read_text(encoding="utf-8"), str(path)))
-    text = to_json(tp)
-    back = from_json(text, "x.json")
-    assert back == tp
-    assert to_json(back) == text
-    assert [t.loc for t in back.tuples] == [t.loc for t in tp.tuples]  # locations ride along
+    for write in (to_json, to_json_v1):
+        text = write(tp)
+        back = from_json(text, "x.json")
+        assert back == tp
+        assert write(back) == text
+        assert [t.loc for t in back.tuples] == [t.loc for t in tp.tuples]  # locations ride along
 
 
 def test_round_trip_vectors_labels_and_non_finite():
@@ -131,7 +133,7 @@ def test_loaded_json_runs_like_the_source():
 # ---- malformed and tampered files -------------------------------------------------------------
 
 def _doc():
-    return json.loads(to_json(slide23()))
+    return json.loads(to_json_v1(slide23()))
 
 
 def _set(path, value):
@@ -169,7 +171,7 @@ TAMPERED = [
     ("bad-dtype", _set(["buffers", 0, "dtype"], "f32"), "buffer 'A' has an unknown dtype"),
     ("bad-shape", _set(["buffers", 0, "shape"], [0]), "buffer 'A' needs a list of positive dimensions"),
     ("tuples-out-of-order", lambda d: d["tuples"].reverse(), "tuple 1 is missing or out of order"),
-    ("no-trigger", _del(["tuples", 0, "trigger"]), "tuple 1 needs a trigger"),
+    ("no-trigger", _del(["tuples", 0, "trigger"]), "tuple 1 needs 'trigger'"),
     ("payload-not-object", _set(["tuples", 0, "trigger", "payload"], 3), "tuple 1 payload must be an object"),
     ("imm-wrong-type", _set(["tuples", 0, "trigger", "payload", "imm"], 0.5), "tuple 1 payload must be an integer"),
     ("target-not-int", _set(["tuples", 8, "trigger", "payload"], "2"), "tuple 9 payload must be a target"),
@@ -180,7 +182,7 @@ TAMPERED = [
     ("dest-is-immediate", _set(["tuples", 0, "entry", "dest"], {"imm": 1, "dtype": "i64"}),
      "tuple 1 dest must be a location"),
     ("bitwise-on-f64", _set(["tuples", 6, "op"], "AND"), "AND is defined on i64 only"),
-    ("no-lists", _set(["tuples"], {}), "needs 'buffers' and 'tuples' lists"),
+    ("no-lists", _set(["tuples"], {}), "'tuples' must be a list"),
     # regressions: each of these used to end in an internal error (a traceback, exit 70)
     ("threshold-float", _set(["tuples", 0, "trigger", "threshold"], 1.0),
      "tuple 1 trigger needs a counter name and integer threshold and match bits"),
@@ -224,16 +226,17 @@ def test_inca_run_on_tampered_json_exits_1(tmp_path, capsys, name, mutate, messa
 
 
 @pytest.mark.parametrize("text,message", [
-    ("", "not valid JSON: Expecting value"),
-    ("{", "not valid JSON: Expecting property name enclosed in double quotes"),
+    ("", "not valid JSON (Expecting value)"),
+    ("{", "not valid JSON (Expecting property name enclosed in double quotes)"),
+    ("{\n", "not valid JSON (Expecting property name enclosed in double quotes)"),
     ('{"format": "inca-tuples/1", "buffers": []', "not valid JSON"),
-    ("[]", "not an inca-tuples/1 tuple program (format is None)"),
-    ("null", "not an inca-tuples/1 tuple program (format is None)"),
-    ('{"format": "inca-tuples/2", "buffers": [], "tuples": []}',
-     "not an inca-tuples/1 tuple program (format is 'inca-tuples/2')"),
-    ('{"format": 1}', "not an inca-tuples/1 tuple program (format is 1)"),
+    ("[]", "not an inca-tuples/2 tuple program (format is None)"),
+    ("null", "not an inca-tuples/2 tuple program (format is None)"),
+    ('{"format": "inca-tuples/3", "buffers": [], "tuples": []}',
+     "not an inca-tuples/2 tuple program (format is 'inca-tuples/3')"),
+    ('{"format": 1}', "not an inca-tuples/2 tuple program (format is 1)"),
     # regression: this used to raise RecursionError
-    ("[" * 100_000, "not a tuple program: the JSON is nested too deeply"),
+    ("[" * 100_000, "not valid JSON data: nested more than 64 levels deep"),
 ])
 def test_malformed_json(tmp_path, capsys, text, message):
     with pytest.raises(DiagnosticError) as e:
@@ -255,17 +258,15 @@ def test_json_syntax_error_points_at_the_line():
     assert d.render().splitlines()[1] == '     "buffers": [,]'
 
 
-def test_empty_program_loads_and_faults_cleanly():
-    tp = from_json(json.dumps({"format": FORMAT, "source": "", "buffers": [], "tuples": []}))
-    assert tp.tuples == () and tp.buffers == ()
-    from inca.interpreter.engine import RuntimeFault
-    with pytest.raises(RuntimeFault, match="past the last instruction"):
-        execute(tp, load_profile("scratchpad"))
+def test_empty_program_is_refused_as_the_assembler_refuses_it():
+    doc = {"format": FORMAT, "source": "", "files": [], "buffers": [], "tuples": []}
+    with pytest.raises(DiagnosticError, match="it has no tuples"):
+        from_json(json.dumps(doc))
 
 
 def test_nan_round_trips_through_json():
     tp = encode(assemble_text(".output x f64\n.var y f64 = nan\nPUTL x, nan\nADD x, x, y\nEND\n"))
     back = from_json(to_json(tp))
-    assert back == tp
+    assert back == tp and from_json(to_json_v1(tp)) == tp
     assert math.isnan(back.tuples[0].trigger.payload.value)
 

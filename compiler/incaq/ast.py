@@ -16,6 +16,8 @@ What each node's ``loc`` spans:
 """
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator, Union
 
@@ -23,6 +25,24 @@ from ...lang.diagnostics import Loc
 
 #: The location of nodes built without one (by hand, in tests or by later passes).
 NOWHERE = Loc("<nowhere>", 0, 0)
+
+
+#: The longest chain of one left-associative operator (``a + b + ...``, 2,001 operands) a kernel may
+#: write. The passes walk such a chain recursively, a few frames per operand, inside
+#: :func:`room_for_chains`.
+MAX_CHAIN = 2000
+
+
+@contextmanager
+def room_for_chains() -> Iterator[None]:
+    """Raise Python's recursion limit for one pass over a syntax tree, so that a chain of
+    MAX_CHAIN operators (nesting is bounded much lower by the parser) fits; restored after."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 8 * MAX_CHAIN + 2000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def _loc() -> Loc:
@@ -333,15 +353,16 @@ def dump(node: Node) -> str:
     Expressions are printed on one line, fully parenthesised, so the text shows how the source was
     grouped: ``c = c + A[i] * B[i]`` dumps as ``Assign c = (c + (A[i] * B[i]))``.
     """
-    if isinstance(node, (Num, Name, Index, Call, Unary, Binary, Compare, BoolOp, Not, IfExpr)):
-        return dump_expr(node)
-    if isinstance(node, TypeRef):
-        return _type(node)
-    if isinstance(node, FuncParam):
-        return _param(node)
-    lines: list[str] = []
-    _dump_stmt(node, 0, lines)
-    return "\n".join(lines)
+    with room_for_chains():
+        if isinstance(node, (Num, Name, Index, Call, Unary, Binary, Compare, BoolOp, Not, IfExpr)):
+            return dump_expr(node)
+        if isinstance(node, TypeRef):
+            return _type(node)
+        if isinstance(node, FuncParam):
+            return _param(node)
+        lines: list[str] = []
+        _dump_stmt(node, 0, lines)
+        return "\n".join(lines)
 
 
 def dump_expr(e: Expr) -> str:

@@ -5,6 +5,7 @@ from lark import Token, Transformer_NonRecursive, v_args
 
 from ...lang.diagnostics import Diagnostic, Loc
 from ...lang.isa import I64_MAX
+from ...lang.numbers import NumberError, parse_float, parse_int
 from . import ast
 from .grammar import Quoter
 
@@ -171,12 +172,11 @@ class Builder(Transformer_NonRecursive):
 
     def _number(self, tok: Token) -> ast.Num:
         loc = self.q.token_loc(tok)
-        text = str(tok)
-        if tok.type == "FLOAT":
-            return ast.Num(float(text), True, loc)
+        is_float = tok.type == "FLOAT"
         try:
-            value = int(text[2:], 16) if text[:2] in ("0x", "0X") else int(text)
-        except ValueError:  # Python refuses to convert decimal strings of over 4300 digits
-            self.diags.append(self.q.diag(loc, "this integer literal is too long"))
-            value = 0
-        return ast.Num(value, False, loc)
+            value = parse_float(str(tok), "float literal") if is_float else parse_int(str(tok),
+                                                                                      "integer literal")
+        except NumberError as e:  # thousands of digits, or a float beyond f64 (never inf)
+            self.diags.append(self.q.diag(loc, str(e)))
+            value = 0.0 if is_float else 0
+        return ast.Num(value, is_float, loc)

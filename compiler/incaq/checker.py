@@ -17,7 +17,7 @@ from ...lang.diagnostics import Diagnostic, DiagnosticError, Source, did_you_mea
 from ...lang.isa import I64_MAX, I64_MIN
 from .ast import (Assign, Binary, BoolOp, Break, Call, CallStmt, Compare, Continue, DoWhile, Expr,
                   For, Func, If, IfExpr, Index, Loop, Module, Name, Not, Num, Param, Return, Stmt,
-                  TypeRef, Unary, Use, VarDecl, While, nodes, statements)
+                  TypeRef, Unary, Use, VarDecl, While, nodes, room_for_chains, statements)
 from .checked import Checked, Ctx, Jump, Scope, Seq, Sym
 from .control import ControlFlow, as_cond
 from .inliner import Inliner
@@ -462,7 +462,8 @@ def _declared_names(stmts) -> set[str]:
 def check(module: Module, source: Source, defines: dict[str, int] | None = None,
           include: tuple[str, ...] = (), clobber: bool = False) -> Checked:
     """Check a parsed kernel (and the modules it uses)."""
-    return Checker({source.name: source}, defines or {}, include, clobber).run(module, source.name)
+    with room_for_chains():
+        return Checker({source.name: source}, defines or {}, include, clobber).run(module, source.name)
 
 
 def constant(e) -> int | None:

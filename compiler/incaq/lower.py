@@ -21,7 +21,7 @@ from ...lang.diagnostics import Loc
 from ...lang.inference import infer_scalar_types
 from ...lang.program import Affine, Decl, Imm, Instr, Operand, Program, Ref
 from .ast import (Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Not, Num,
-                  Unary, While)
+                  Unary, While, room_for_chains)
 from .checked import Checked, Exit, Jump, LabeledLoop, Mark, Next, Seq, Sym, type_of
 from .lower_control import NEGATED, ControlLowering, Label as _Label
 
@@ -400,6 +400,11 @@ class Lowerer(ControlLowering):
 
 def lower(checked: Checked, name: str, clobber: bool = False) -> Program:
     """The -O0 INCA-A program of a checked kernel (``clobber``: may overwrite inputs)."""
+    with room_for_chains():
+        return _lower(checked, name, clobber)
+
+
+def _lower(checked: Checked, name: str, clobber: bool) -> Program:
     if not clobber:
         return Lowerer(checked, name).program(checked)
     from .clobber import plan, store_in_inputs

@@ -39,10 +39,12 @@ def parse(source: Source) -> ast.Module:
     quote = Quoter(source)
     tree, diags = Syntax(quote).run()
     if tree is not None:
-        deep = _too_deep(tree)
+        deep, chained = _too_deep(tree)
         if deep is not None:
-            diags = [quote.diag(quote.meta_loc(deep.meta), "this is nested too deeply "
-                                f"(the limit is {MAX_NESTING} levels of expressions and blocks)")]
+            what = (f"this chains more than {ast.MAX_CHAIN} operators in a row (the limit)"
+                    if chained else "this is nested too deeply "
+                    f"(the limit is {MAX_NESTING} levels of expressions and blocks)")
+            diags = [quote.diag(quote.meta_loc(deep.meta), what)]
         else:
             builder = Builder(quote)
             module = builder.transform(tree)
@@ -52,12 +54,24 @@ def parse(source: Source) -> ast.Module:
     raise DiagnosticError(diags)
 
 
-def _too_deep(tree: Tree) -> Tree | None:
-    """The first node nested more than MAX_NESTING levels deep, if any (without recursing)."""
-    todo = [(tree, 1)]
+#: Left-associative chains (``a + b - c + ...``, ``a and b and ...``): their first operand is the
+#: same operator again, which lists operands rather than nests them, so it counts no level.
+_CHAINS = frozenset(("binary", "and_op", "or_op"))
+
+
+def _too_deep(tree: Tree) -> tuple[Tree | None, bool]:
+    """The first node nested more than MAX_NESTING levels deep or chained more than
+    ``ast.MAX_CHAIN`` operators long, if any, and whether it is the chain (without recursing)."""
+    todo = [(tree, 1, 0)]
     while todo:
-        node, depth = todo.pop()
-        if depth > MAX_NESTING:
-            return node
-        todo.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
-    return None
+        node, depth, run = todo.pop()
+        if depth > MAX_NESTING or run > ast.MAX_CHAIN:
+            return node, run > ast.MAX_CHAIN
+        chain = node.data in _CHAINS
+        for k, c in enumerate(node.children):
+            if isinstance(c, Tree):
+                if chain and k == 0 and c.data == node.data:
+                    todo.append((c, depth, run + 1))
+                else:
+                    todo.append((c, depth + 1, 0))
+    return None, False

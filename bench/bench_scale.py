@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""How the toolchain scales with program size: large INCA-A, INCA-Q and tuple-JSON programs.
+
+Not a test: a script that prints numbers. Run it from the repository root after installing
+(``pip install -e .``)::
+
+    python bench/bench_scale.py              # best of 3 for the small sizes, 1 run of the large
+    python bench/bench_scale.py --runs 5     # more runs for every figure
+
+Figures, each at two sizes 10x apart, with the rate and the ratio time(10x) / time(1x), which
+should stay under 12 (linear, give or take caches):
+
+(a) assembling straight-line INCA-A (what an optimiser that unrolls loops produces) of 10,000 and
+    100,000 instructions;
+(b) compiling generated INCA-Q of 1,000 and 10,000 statements (bench_compile.py's program);
+(c) the tuple JSON of the programs of (a): bytes per tuple, writing (``to_json``) and loading
+    (``from_json``, every check included) at 10,000 and 100,000 tuples.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_compile import generated  # noqa: E402  (the same INCA-Q program as bench_compile)
+
+from inca.compiler.assembler import assemble_text  # noqa: E402
+from inca.compiler.incaq.pipeline import compile_source  # noqa: E402
+from inca.lang.diagnostics import Source  # noqa: E402
+from inca.lang.tuples import encode, from_json, to_json  # noqa: E402
+
+TARGET_RATIO = 12.0
+
+# One unit of eight instructions: scalar and element moves, an immediate of each type, a vector
+# operation with slices and a two-operand binary; the indices vary so no two units are alike.
+ASM_UNIT = (
+    "    PUTL t, A[{a}]\n"
+    "    ADD t, t, {f}.5\n"
+    "    MUL B[{b}], B[{b}], t\n"
+    "    PUTL i, {a}\n"
+    "    ADD i, i, 3\n"
+    "    PUTL B[{v}:{w}], A[{v}:{w}]\n"
+    "    MAX C[i], t\n"
+    "    SUB t, 1\n"
+)
+
+
+def incaa(instructions: int) -> str:
+    """A straight-line INCA-A program of ``instructions`` instructions (a multiple of 8), then END."""
+    head = (".input  A f64[64]\n.output B f64[64]\n.output C f64[128]\n"
+            ".var    t f64\n.var    i i64\n")
+    body = [ASM_UNIT.format(a=u % 64, b=(u * 7) % 64, f=u % 100, v=u % 60, w=u % 60 + 4)
+            for u in range(instructions // 8)]
+    return head + "".join(body) + "    END\n"
+
+
+def best(fn: Callable[[], object], runs: int) -> tuple[float, object]:
+    """Best wall time of ``fn`` over ``runs`` runs, and its last result."""
+    times, result = [], None
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def row(what: str, t: float, count: int, unit: str) -> None:
+    print(f"{what:<34} {t:8.3f} s  {count / t:>12,.0f} {unit}/s")
+
+
+def ratio(what: str, small: float, large: float) -> None:
+    r = large / small
+    print(f"{what:<34} {r:8.2f}    {'ok' if r <= TARGET_RATIO else 'MISSED'} (target {TARGET_RATIO:g})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=3, help="runs per small figure; the best is shown")
+    ap.add_argument("--large-runs", type=int, default=1, help="runs per large (10x) figure")
+    args = ap.parse_args(argv)
+    print(f"python {sys.version.split()[0]}, best of {args.runs} runs (large sizes: "
+          f"{args.large_runs})")
+    assemble_text("END\n")  # build the parsers once, as a process would
+    compile_source(Source("warm.incaq", "x = 1\n"))
+
+    progs = {}
+    times = {}
+    for n, runs in ((10_000, args.runs), (100_000, args.large_runs)):
+        text = incaa(n)
+        times[n], progs[n] = best(lambda: assemble_text(text, "scale.incaa"), runs)
+        row(f"assemble INCA-A {n:,} lines", times[n], n, "lines")
+    ratio("ratio assemble 100k / 10k", times[10_000], times[100_000])
+
+    for n, runs in ((1_000, args.runs), (10_000, args.large_runs)):
+        src = Source("generated.incaq", generated(n))
+        times[n], _ = best(lambda: compile_source(src), runs)
+        row(f"compile INCA-Q {n:,} statements", times[n], n, "stmts")
+    ratio("ratio compile 10k / 1k", times[1_000], times[10_000])
+
+    write, load = {}, {}
+    for n, runs in ((10_000, args.runs), (100_000, args.large_runs)):
+        tp = encode(progs[n])
+        count = len(tp.tuples)
+        write[n], text = best(lambda: to_json(tp), runs)
+        print(f"{'JSON size ' + f'{count:,} tuples':<34} {len(text.encode()):>12,} bytes  "
+              f"{len(text.encode()) / count:8.1f} bytes/tuple")
+        row(f"JSON write {count:,} tuples", write[n], count, "tuples")
+        load[n], back = best(lambda: from_json(text, "scale.tuples.json"), runs)
+        row(f"JSON load {count:,} tuples", load[n], count, "tuples")
+        if back != tp:
+            sys.exit("the loaded program is not the one written")
+    ratio("ratio JSON write 100k / 10k", write[10_000], write[100_000])
+    ratio("ratio JSON load 100k / 10k", load[10_000], load[100_000])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

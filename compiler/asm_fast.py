@@ -1,0 +1,207 @@
+"""The assembler's fast path: common INCA-A instruction lines read with regular expressions.
+
+The LALR parser of ``lang/incaa.lark`` costs about 200 us a line, which made a 100,000-line
+program (what an optimiser that unrolls loops produces) take most of a minute. Almost every line
+of such a program has one of a few shapes: ``[N] [label:] OP operand, ...`` where each operand is a
+literal, a name, or a name with simple indices (``A[i+1]``, ``B[0:16]``). This module recognises
+exactly those shapes and builds the same :class:`~inca.lang.program.Instr` the parser path would.
+
+It never reports anything: a line it does not recognise (a directive, an expression, a slice with
+a step, anything unusual), and an instruction it recognises but that has any semantic problem
+(unknown mnemonic, wrong operand count, a literal out of range, an unknown label...), goes through
+the lark parser and the assembler's own checks, so every diagnostic is the one that path gives.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..lang.diagnostics import Source
+from ..lang.isa import I64_MAX, I64_MIN, Form, lookup
+from ..lang.numbers import NumberError, parse_float
+from ..lang.program import Affine, Imm, Instr, Operand, Ref, Slice
+
+# [N] [label:] MNEMONIC [operands]; no comment, no characters other than these.
+_LINE = re.compile(
+    r"[ \t]*(?:([0-9]{1,9})[ \t]+)?(?:([A-Za-z_][A-Za-z0-9_]*)[ \t]*:[ \t]*)?"
+    r"([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]+([^;#]*?))?[ \t]*(?:[;#].*)?")
+# One operand: a literal, a name, or a name with indices.
+_OPERAND = re.compile(
+    r"(?P<int>-?(?:0|[1-9][0-9]{0,17}))"
+    r"|(?P<float>-?(?:[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]{1,3})?|[0-9]+[eE][+-]?[0-9]{1,3}))"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<index>(?:\[[^\[\]]*\])*)")
+_INDEX = re.compile(r"\[([^\[\]]*)\]")
+# An index part: a constant, a name, or a name plus or minus a constant.
+_AFFINE = re.compile(r"[ \t]*(?:(?P<c>-?(?:0|[1-9][0-9]{0,17}))|(?P<n>[A-Za-z_][A-Za-z0-9_]*)"
+                     r"(?:[ \t]*(?P<s>[+-])[ \t]*(?P<k>0|[1-9][0-9]{0,17}))?)[ \t]*")
+
+
+# Names that are float literals in INCA-A (``inf``, ``nan``): such lines take the parser path.
+_RESERVED_WORD = re.compile(r"(?<![A-Za-z0-9_])(?:inf|nan)(?![A-Za-z0-9_])")
+
+
+def _well_formed(operand: str) -> bool:
+    """Whether an operand is one of the fast path's shapes (syntax only)."""
+    m = _OPERAND.fullmatch(operand)
+    if m is None:
+        return False
+    for index in _INDEX.findall(m.group("index") or ""):
+        parts = index.split(":")
+        if len(parts) > 2 or not all(_AFFINE.fullmatch(p) for p in parts):
+            return False
+    return True
+
+
+class Unrecognised(Exception):
+    """The line is not one of the fast path's shapes, or needs a check only the parser path does."""
+
+
+@dataclass(frozen=True)
+class FastLine:
+    """An instruction line as the scanner found it: mnemonic and operand texts with their columns.
+
+    ``data``, ``column`` and ``end_column`` make it look like the parser's instruction tree to
+    the assembler's line bookkeeping (numbering, labels, style checks)."""
+
+    text: str
+    mnemonic: str
+    col: int
+    operands: tuple[tuple[str, int, int], ...]  # text, column, end column
+    end_column: int
+    data: str = "instruction"
+
+    @property
+    def column(self) -> int:
+        return self.col
+
+
+Scanned = tuple[int | None, int, tuple[str, int] | None, FastLine]
+
+
+def scan(text: str, well_formed: set[str]) -> Scanned | None:
+    """Line number (and its column), label and instruction of a common instruction line, or None.
+
+    A line this accepts is one the grammar accepts too, with the same parts, so only semantic
+    problems are left for :class:`Builder` to detect. ``well_formed`` remembers the operand texts
+    seen to be well formed, which unrolled code repeats."""
+    m = _LINE.fullmatch(text)
+    if m is None or _RESERVED_WORD.search(text):
+        return None
+    mnemonic = m.group(3)
+    body = m.group(4)
+    operands: list[tuple[str, int, int]] = []
+    end = m.end(3)
+    if body:
+        start = m.start(4)
+        for part in body.split(","):
+            stripped = part.strip(" \t")
+            if stripped not in well_formed:
+                if not _well_formed(stripped):
+                    return None
+                well_formed.add(stripped)
+            col = start + (len(part) - len(part.lstrip(" \t"))) + 1
+            operands.append((stripped, col, col + len(stripped)))
+            start += len(part) + 1
+        end = operands[-1][2] - 1
+    lineno = int(m.group(1)) if m.group(1) else None
+    label = (m.group(2), m.start(2) + 1) if m.group(2) else None
+    line = FastLine(text, mnemonic, m.start(3) + 1, tuple(operands), end + 1)
+    return lineno, m.start(1) + 1 if lineno is not None else 1, label, line
+
+
+class Builder:
+    """Builds instructions from :class:`FastLine` s with the assembler's .param values and labels."""
+
+    def __init__(self, src: Source, params: dict[str, int]):
+        self.src = src
+        self.params = params
+        # Unrolled code writes the same operands over and over: each text is converted once, to
+        # a value (int or float), a name, or a name and its indices, which every use shares.
+        self.shapes: dict[str, tuple[str, object]] = {}
+
+    def affine(self, text: str) -> Affine:
+        m = _AFFINE.fullmatch(text)
+        if m is None:
+            raise Unrecognised
+        if m.group("c") is not None:
+            return Affine(int(m.group("c")))
+        name = m.group("n")
+        k = 0 if m.group("k") is None else int(m.group("k")) * (-1 if m.group("s") == "-" else 1)
+        if name in self.params:
+            return Affine(self.params[name] + k)
+        return Affine(k, ((name, 1),))
+
+    def index(self, text: str) -> Affine | Slice:
+        lo, colon, hi = text.partition(":")  # scan() let through no step and no omitted bound
+        return Slice(self.affine(lo), self.affine(hi), 1) if colon else self.affine(text)
+
+    def operand(self, text: str, n: int, col: int, end: int) -> Operand:
+        shape = self.shapes.get(text)
+        if shape is None:
+            shape = self.shapes[text] = self.shape(text)
+        kind, value = shape
+        loc = self.src.loc(n, col, end)
+        if kind == "ref":
+            return Ref(*value, loc)
+        return Imm(value, kind, loc)
+
+    def shape(self, text: str) -> tuple[str, object]:
+        """``("i64", int)``, ``("f64", float)`` or ``("ref", (name, indices))``."""
+        m = _OPERAND.fullmatch(text)
+        if m is None:
+            raise Unrecognised
+        if m.group("int") is not None:
+            return "i64", int(m.group("int"))
+        if m.group("float") is not None:
+            try:
+                return "f64", parse_float(m.group("float"))
+            except NumberError:
+                raise Unrecognised from None
+        name = m.group("name")
+        if m.group("index"):
+            return "ref", (name, tuple(self.index(i) for i in _INDEX.findall(m.group("index"))))
+        if name in self.params:
+            value = self.params[name]
+            if not I64_MIN <= value <= I64_MAX:
+                raise Unrecognised
+            return "i64", value
+        return "ref", (name, ())
+
+    def target(self, text: str, labels: dict[str, int]) -> int:
+        if text.isdigit() and text.isascii() and (text == "0" or text[0] != "0") and len(text) < 10:
+            return int(text)
+        if text in self.params:
+            return self.params[text]
+        if text in labels:
+            return labels[text]
+        raise Unrecognised
+
+    def instruction(self, line: FastLine, n: int, labels: dict[str, int]) -> Instr:
+        """The instruction of a scanned line; :class:`Unrecognised` for the parser path."""
+        spec = lookup(line.mnemonic)
+        if spec is None:
+            raise Unrecognised
+        ops = line.operands
+        form, op = spec.form, spec.mnemonic
+        loc = self.src.loc(n, line.col, line.col + len(line.mnemonic))
+        count = len(ops)
+        if form is Form.NONE and count == 0:
+            return Instr(op, loc=loc)
+        if form is Form.JUMP and count == 1:
+            return Instr(op, target=self.target(ops[0][0], labels), loc=loc)
+        if form is Form.BRANCH and count == 2:
+            return Instr(op, dest=self.dest(ops[0], n), target=self.target(ops[1][0], labels), loc=loc)
+        if form is Form.MOVE and count == 2 or form is Form.BINARY and count in (2, 3):
+            dest = self.dest(ops[0], n)
+            if count == 3 and self.operand(ops[1][0], n, ops[1][1], ops[1][2]) != dest:
+                raise Unrecognised
+            text, col, end = ops[-1]
+            return Instr(op, dest=dest, src=self.operand(text, n, col, end), loc=loc)
+        raise Unrecognised
+
+    def dest(self, op: tuple[str, int, int], n: int) -> Ref:
+        v = self.operand(op[0], n, op[1], op[2])
+        if not isinstance(v, Ref):
+            raise Unrecognised
+        return v
+

@@ -1,0 +1,91 @@
+"""Tuple programs as data: instruction k as the triple (TO_k, ME_k, AOP_k) of MODEL.md section 1,
+and :func:`encode`, which makes them from a :class:`Program`. :mod:`.tuples` prints and writes
+them, :mod:`.tuples_load` reads them back.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .diagnostics import Loc
+from .isa import OPCODES, Form, Update
+from .program import Decl, Instr, Operand, Program, Ref
+
+FORMAT = "inca-tuples/2"
+PC = "pc"  # the counting event every tuple of a program shares
+DONE = "done"  # the host's completion counter, incremented by END
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """TO_k: armed on ``counter == threshold``; sends ``payload`` with ``match_bits`` (None for END)."""
+
+    counter: str
+    threshold: int
+    match_bits: int | None
+    payload: Operand | int | None  # source operand, branch target, or nothing (END)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """ME_k: persistent, matches ``match_bits``; applies ``atomic`` to ``dest`` then moves the counter."""
+
+    match_bits: int
+    dest: Ref | None  # None for JMP, whose atomic only writes the counter
+    dtype: str | None
+    atomic: str
+    update: Update
+    target: int | None = None
+
+
+@dataclass(frozen=True)
+class Tuple:
+    """One instruction as a tuple."""
+
+    k: int
+    op: str
+    trigger: Trigger
+    entry: Entry | None  # None for END, which only signals the host
+    loc: Loc | None = field(default=None, compare=False)
+
+    def instr(self) -> Instr:
+        """The instruction this tuple encodes."""
+        form = OPCODES[self.op].form
+        e, p = self.entry, self.trigger.payload
+        if form in (Form.MOVE, Form.BINARY):
+            return Instr(self.op, dest=e.dest, src=p, loc=self.loc)
+        if form is Form.BRANCH:
+            return Instr(self.op, dest=e.dest, target=p, loc=self.loc)
+        if form is Form.JUMP:
+            return Instr(self.op, target=p, loc=self.loc)
+        return Instr(self.op, loc=self.loc)
+
+
+@dataclass(frozen=True)
+class TupleProgram:
+    """A loadable program: the buffers to allocate and one tuple per instruction."""
+
+    buffers: tuple[Decl, ...]
+    tuples: tuple[Tuple, ...]
+    source: str = ""
+
+    def program(self) -> Program:
+        """The instruction-level program (for printing a loaded JSON program as INCA-A)."""
+        return Program(self.buffers, tuple(t.instr() for t in self.tuples), (), self.source)
+
+
+def encode(prog: Program) -> TupleProgram:
+    """Encode each instruction k as tuple k (MODEL.md 1)."""
+    decls = {d.name: d for d in prog.decls}
+    out = []
+    for k, ins in enumerate(prog.instrs, 1):
+        spec = OPCODES[ins.op]
+        if spec.form is Form.NONE:
+            trig, entry = Trigger(PC, k, None, None), None
+        else:
+            payload = ins.src if spec.form in (Form.MOVE, Form.BINARY) else ins.target
+            trig = Trigger(PC, k, k, payload)
+            dtype = decls[ins.dest.name].dtype if ins.dest is not None else None
+            target = ins.target if spec.form in (Form.BRANCH, Form.JUMP) else None
+            entry = Entry(k, ins.dest, dtype, spec.atomic, spec.update, target)
+        out.append(Tuple(k, ins.op, trig, entry, ins.loc))
+    return TupleProgram(prog.decls, tuple(out), prog.name)

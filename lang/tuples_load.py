@@ -1,0 +1,339 @@
+"""Loading JSON tuple programs, ``inca-tuples/2`` and the older ``inca-tuples/1``.
+
+A loaded file must be a program the assembler can produce, nothing more: the document is read
+with the project's bounded JSON reader (nesting, huge integers and out-of-range numbers are
+diagnostics), every value is type-checked strictly (a bool is not an integer, an operand is one
+thing, not two), the program is rebuilt as a :class:`Program` and checked by the rules the
+assembler applies (:func:`~.check.check_decls`, :func:`~.check.check_program`, the types it infers
+for undeclared scalars), and its tuples are encoded from it again. In ``/1``, which spells out each
+tuple's trigger and entry, those must also equal the encoding. The first problem found is the one
+diagnostic reported.
+"""
+from __future__ import annotations
+
+import re
+
+from .check import check_decls, check_program
+from .diagnostics import Diagnostic, DiagnosticError, Loc
+from .gcpause import collector_paused
+from .inference import infer_scalar_types
+from .isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form, Update
+from .numbers import NumberError, parse_float, parse_int
+from .program import ROLES, Affine, Decl, Imm, Instr, Operand, Program, Ref, Slice
+from .tuple_model import FORMAT, Entry, Trigger, Tuple, TupleProgram, encode
+from .userfiles import parse_json
+
+FORMAT_1 = "inca-tuples/1"
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_REF = re.compile(rf"({_NAME})((?:\[[^\[\]]*\])*)")
+_INDEX = re.compile(r"\[([^\[\]]*)\]")
+_LOC = re.compile(r"([0-9]{1,9}):([0-9]{1,9}):([0-9]{1,9})(?:-([0-9]{1,9}))?")
+_TERM = re.compile(rf"([+-]?)(?:([0-9]+)\*)?({_NAME})|([+-]?)([0-9]+)")
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _need(cond: bool, what: str) -> None:
+    if not cond:
+        raise _Invalid(what)
+
+
+def _is_int(v) -> bool:
+    return type(v) is int  # noqa: E721  (bool is a subclass of int, and not an integer here)
+
+
+def _keys(j, what: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    """``j`` is an object with the ``required`` keys, perhaps the ``optional`` ones, no other."""
+    _need(isinstance(j, dict), f"{what} must be an object")
+    keys = set(j)
+    missing = [k for k in required if k not in keys]
+    _need(not missing, f"{what} needs {', '.join(repr(k) for k in missing)}")
+    extra = sorted(keys - set(required) - set(optional))
+    _need(not extra, f"{what} has unknown keys {', '.join(repr(k) for k in extra)}")
+
+
+def load(text: str, filename: str) -> TupleProgram:
+    """The tuple program of a JSON text (see the module's description)."""
+    def fail(message: str, hint: str | None = None) -> DiagnosticError:
+        return DiagnosticError([Diagnostic(message, None, hint, file=filename)])
+
+    doc = parse_json(text, filename)
+    found = doc.get("format") if isinstance(doc, dict) else None
+    if found not in (FORMAT, FORMAT_1):
+        raise fail(f"not an {FORMAT} tuple program (format is {found!r})",
+                   "produce one with: incac FILE --emit json -o FILE.json")
+    with collector_paused():
+        try:
+            prog, given = (_decode_v2 if found == FORMAT else _decode_v1)(doc, filename)
+        except _Invalid as e:
+            raise fail(f"malformed tuple program: {e}") from None
+        errors = [fail(f"malformed tuple program: {m}").diagnostics[0] for m in check_decls(prog.decls)]
+        if not errors:
+            errors = check_program({d.name: d for d in prog.decls}, prog.instrs,
+                                   lambda loc, msg, hint: Diagnostic(msg, loc, hint, file=filename))
+        if errors:
+            raise DiagnosticError(errors[:1])
+        if not prog.instrs:
+            raise fail("malformed tuple program: it has no tuples (a program ends with END)")
+        implicit = _implicit_problem(prog.decls, prog.instrs)
+        if implicit:
+            raise fail(f"malformed tuple program: {implicit}")
+        tp = encode(prog)
+        if given is not None and given != tp.tuples:
+            raise fail("tuples do not follow the encoding of MODEL.md (trigger threshold, match "
+                       "bits, atomic and counter update must agree with each tuple's instruction)")
+    return tp
+
+
+def _implicit_problem(decls: tuple[Decl, ...], instrs: tuple[Instr, ...]) -> str | None:
+    """The assembler declares undeclared scalars itself, after the declared ones, with the types
+    it infers; implicit buffers must be exactly those (or the program would print differently)."""
+    explicit = [d for d in decls if not d.implicit]
+    if any(d.implicit for d in decls[:len(explicit)]):
+        return "implicit buffers must come after the declared ones"
+    types = infer_scalar_types(instrs, {d.name: d.dtype for d in explicit})
+    got = [(d.name, d.dtype) for d in decls[len(explicit):]]
+    if got != list(types.items()):
+        want = ", ".join(f"{n}: {t}" for n, t in types.items()) or "none"
+        return f"the implicit buffers must be the undeclared scalars with their inferred types ({want})"
+    return None
+
+
+# ---- inca-tuples/2 -------------------------------------------------------------------------
+
+def _decode_v2(doc: dict, filename: str) -> tuple[Program, None]:
+    _keys(doc, "the document", ("format", "source", "files", "buffers", "tuples"))
+    files, source = doc["files"], doc["source"]
+    _need(isinstance(source, str), "'source' must be a string")
+    _need(isinstance(files, list) and all(isinstance(f, str) for f in files),
+          "'files' must be a list of file names")
+    decls = _buffers(doc["buffers"], ("name", "role", "dtype", "shape", "init", "implicit", "alias"))
+    rows = doc["tuples"]
+    _need(isinstance(rows, list), "'tuples' must be a list")
+    operands = _Operands()
+    instrs = []
+    for k, row in enumerate(rows, 1):
+        _need(isinstance(row, list) and len(row) == 4, f"tuple {k} must be [op, dest, payload, loc]")
+        op, dest, payload, where = row
+        _need(isinstance(op, str) and op in OPCODES, f"tuple {k} has an unknown op {op!r}")
+        loc = None
+        if where is not None:
+            m = _LOC.fullmatch(where) if isinstance(where, str) else None
+            _need(m is not None and int(m.group(1)) < len(files), f"tuple {k} has a malformed loc")
+            loc = Loc(files[int(m.group(1))], int(m.group(2)), int(m.group(3)),
+                      None if m.group(4) is None else int(m.group(4)))
+        form = OPCODES[op].form
+        what = f"tuple {k} ({op})"
+        d = s = target = None
+        if form in (Form.MOVE, Form.BINARY, Form.BRANCH):
+            _need(isinstance(dest, str), f"{what} needs a destination")
+            d = operands.get(dest, loc, what)
+            _need(isinstance(d, Ref), f"{what}: the destination must be a location")
+        else:
+            _need(dest is None, f"{what} takes no destination")
+        if form in (Form.MOVE, Form.BINARY):
+            _need(isinstance(payload, str), f"{what} needs a source operand")
+            s = operands.get(payload, loc, what)
+        elif form in (Form.BRANCH, Form.JUMP):
+            _need(_is_int(payload), f"{what} payload must be a target")
+            target = payload
+        else:
+            _need(payload is None, f"{what} takes no payload")
+        instrs.append(Instr(op, d, s, target, loc))
+    return Program(tuple(decls), tuple(instrs), (), source), None
+
+
+class _Operands:
+    """Operands in INCA-A syntax, as printed: each text parsed once (unrolled code repeats them)
+    and accepted only in its canonical spelling, so a file prints back exactly as it reads."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, tuple[str, object]] = {}
+
+    def get(self, text: str, loc: Loc | None, what: str) -> Operand:
+        shape = self.seen.get(text)
+        if shape is None:
+            shape = self.seen[text] = self._parse(text, what)
+        kind, value = shape
+        return Ref(*value, loc) if kind == "ref" else Imm(value, kind, loc)
+
+    def _parse(self, text: str, what: str) -> tuple[str, object]:
+        bad = f"{what}: {text[:40]!r} is not an operand in INCA-A syntax"
+        m = _REF.fullmatch(text)
+        if m is not None and m.group(1) not in ("inf", "nan"):
+            index = tuple(self._index(i, bad) for i in _INDEX.findall(m.group(2)))
+            shape: tuple[str, object] = ("ref", (m.group(1), index))
+            operand: Operand = Ref(m.group(1), index)
+        else:
+            try:
+                if any(c in text for c in ".en"):  # decimal point, exponent, inf or nan: f64
+                    shape = ("f64", parse_float(text, allow_special=True))
+                else:
+                    shape = ("i64", parse_int(text))
+            except NumberError:
+                raise _Invalid(bad) from None
+            _need(shape[0] == "f64" or I64_MIN <= shape[1] <= I64_MAX, f"{what}: {text} does not fit in i64")
+            operand = Imm(shape[1], shape[0])
+        _need(str(operand) == text, bad)
+        return shape
+
+    @staticmethod
+    def _index(text: str, bad: str) -> Affine | Slice:
+        parts = [_affine(p, bad) for p in text.split(":")]
+        _need(len(parts) <= 3, bad)
+        if len(parts) == 1:
+            return parts[0]
+        step = parts[2] if len(parts) == 3 else Affine(1)
+        _need(step.is_const, bad)
+        return Slice(parts[0], parts[1], step.const)
+
+
+def _affine(text: str, bad: str) -> Affine:
+    """``2*k+1``, ``-i``, ``3``: constant and terms, merged (a non-canonical spelling of them
+    is refused by the caller's round-trip check)."""
+    const, terms, pos = 0, {}, 0
+    while pos < len(text):
+        m = _TERM.match(text, pos)
+        _need(m is not None and m.end() > pos and (pos == 0 or m.group(1) or m.group(4)), bad)
+        if m.group(3) is not None:
+            coef = int(m.group(2)) if m.group(2) else 1
+            terms[m.group(3)] = terms.get(m.group(3), 0) + (-coef if m.group(1) == "-" else coef)
+        else:
+            const += -int(m.group(5)) if m.group(4) == "-" else int(m.group(5))
+        pos = m.end()
+    _need(pos > 0, bad)
+    return Affine(const, tuple((n, c) for n, c in terms.items() if c))
+
+
+# ---- shared ---------------------------------------------------------------------------------
+
+def _buffers(items, keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> list[Decl]:
+    _need(isinstance(items, list), "'buffers' must be a list")
+    out = []
+    for n, b in enumerate(items, 1):
+        name = b.get("name") if isinstance(b, dict) else None
+        what = f"buffer '{name}'" if isinstance(name, str) else f"buffer {n}"
+        _keys(b, what, tuple(k for k in keys if k not in optional), optional)
+        _need(isinstance(name, str), f"{what} needs a name")
+        _need(b["role"] in ROLES, f"{what} has an unknown role")
+        _need(b["dtype"] in DTYPES, f"{what} has an unknown dtype")
+        shape = b["shape"]
+        _need(isinstance(shape, list) and all(_is_int(d) and d > 0 for d in shape),
+              f"{what} needs a list of positive dimensions")
+        init = _value(b.get("init", 0), b["dtype"], f"{what} init")
+        implicit = b.get("implicit", False)
+        _need(isinstance(implicit, bool), f"{what} implicit must be true or false")
+        alias = b.get("alias")
+        _need(alias is None or isinstance(alias, str), f"{what} alias must be a name or null")
+        out.append(Decl(name, b["role"], b["dtype"], tuple(shape), init, implicit, alias))
+    return out
+
+
+def _value(v, dtype: str, what: str) -> int | float:
+    if dtype == "f64":
+        if v in ("inf", "-inf", "nan"):
+            return float(v)
+        _need(isinstance(v, float) or _is_int(v), f"{what} must be a number")
+        return float(v)
+    _need(_is_int(v), f"{what} must be an integer")
+    _need(I64_MIN <= v <= I64_MAX, f"{what} {v} does not fit in i64")
+    return v
+
+
+# ---- inca-tuples/1 -------------------------------------------------------------------------
+
+_V1_BUFFER = ("name", "role", "dtype", "shape", "init", "implicit", "alias")
+_V1_OPTIONAL = ("init", "implicit", "alias")  # absent from files written before --clobber
+
+
+def _decode_v1(doc: dict, filename: str):
+    """The program of an ``inca-tuples/1`` document, and its tuples as written (to compare with
+    the encoding)."""
+    _keys(doc, "the document", ("format", "buffers", "tuples"), ("source",))
+    decls = _buffers(doc["buffers"], _V1_BUFFER, _V1_OPTIONAL)
+    _need(isinstance(doc["tuples"], list), "'tuples' must be a list")
+    tuples, instrs = [], []
+    for k, t in enumerate(doc["tuples"], 1):
+        _need(isinstance(t, dict) and t.get("k") == k and _is_int(t.get("k")),
+              f"tuple {k} is missing or out of order")
+        _keys(t, f"tuple {k}", ("k", "op", "trigger", "entry"), ("class", "loc"))
+        op = t["op"]
+        _need(isinstance(op, str) and op in OPCODES, f"tuple {k} has an unknown op {op!r}")
+        loc = _v1_loc(t.get("loc"), k)
+        tj, ej = t["trigger"], t["entry"]
+        _keys(tj, f"tuple {k} trigger", ("counter", "threshold", "match_bits", "payload"))
+        _need(isinstance(tj["counter"], str) and _is_int(tj["threshold"])
+              and (tj["match_bits"] is None or _is_int(tj["match_bits"])),
+              f"tuple {k} trigger needs a counter name and integer threshold and match bits")
+        form = OPCODES[op].form
+        _need(ej is not None or form is Form.NONE, f"tuple {k} ({op}) needs a matching entry")
+        payload = tj["payload"]
+        if form in (Form.MOVE, Form.BINARY):
+            payload = _v1_operand(payload, f"tuple {k} payload", loc)
+        else:
+            _need(payload is None or _is_int(payload), f"tuple {k} payload must be a target")
+        trig = Trigger(tj["counter"], tj["threshold"], tj["match_bits"], payload)
+        entry = None
+        if ej is not None:
+            _keys(ej, f"tuple {k} entry", ("match_bits", "dest", "dtype", "atomic", "update", "target"))
+            _need(_is_int(ej["match_bits"]) and (ej["target"] is None or _is_int(ej["target"])),
+                  f"tuple {k} entry needs integer match bits and target")
+            dest = ej["dest"]
+            dest = _v1_operand(dest, f"tuple {k} dest", loc) if dest is not None else None
+            _need(dest is None or isinstance(dest, Ref), f"tuple {k} dest must be a location")
+            _need(ej["update"] in [u.value for u in Update], f"tuple {k} has an unknown update")
+            _need(ej["dtype"] is None or ej["dtype"] in DTYPES, f"tuple {k} has an unknown dtype")
+            _need(isinstance(ej["atomic"], str), f"tuple {k} atomic must be a name")
+            entry = Entry(ej["match_bits"], dest, ej["dtype"], ej["atomic"], Update(ej["update"]),
+                          ej["target"])
+        tup = Tuple(k, op, trig, entry, loc)
+        tuples.append(tup)
+        instrs.append(tup.instr())
+    source = doc.get("source", "")
+    _need(isinstance(source, str), "'source' must be a string")
+    return Program(tuple(decls), tuple(instrs), (), source), tuple(tuples)
+
+
+def _v1_loc(lj, k: int) -> Loc | None:
+    if lj is None:
+        return None
+    _keys(lj, f"tuple {k} loc", ("file", "line", "col"), ("end_col",))
+    _need(isinstance(lj["file"], str) and _is_int(lj["line"]) and _is_int(lj["col"])
+          and (lj.get("end_col") is None or _is_int(lj["end_col"])), f"tuple {k} has a malformed loc")
+    return Loc(lj["file"], lj["line"], lj["col"], lj.get("end_col"))
+
+
+def _v1_affine(j, what: str) -> Affine:
+    _keys(j, what, ("const", "terms"))
+    _need(_is_int(j["const"]) and isinstance(j["terms"], list),
+          f"{what} must be an object with 'const' and 'terms'")
+    terms: dict[str, int] = {}
+    for term in j["terms"]:
+        _need(isinstance(term, list) and len(term) == 2 and isinstance(term[0], str)
+              and _is_int(term[1]) and term[1] != 0 and term[0] not in terms,
+              f"{what} has a malformed term")
+        terms[term[0]] = term[1]
+    return Affine(j["const"], tuple(terms.items()))
+
+
+def _v1_operand(j, what: str, loc: Loc | None) -> Operand:
+    _need(isinstance(j, dict), f"{what} must be an object")
+    if "imm" in j:
+        _keys(j, what, ("imm", "dtype"))
+        _need(j["dtype"] in DTYPES, f"{what} has no valid dtype")
+        return Imm(_value(j["imm"], j["dtype"], what), j["dtype"], loc)
+    _keys(j, what, ("ref", "index"))
+    _need(isinstance(j["ref"], str) and isinstance(j["index"], list),
+          f"{what} needs 'imm' or 'ref' and 'index'")
+    index: list = []
+    for i in j["index"]:
+        if isinstance(i, dict) and ("lo" in i or "hi" in i or "step" in i):
+            _keys(i, f"{what} slice", ("lo", "hi", "step"))
+            _need(_is_int(i["step"]), f"{what} slice needs an integer step")
+            index.append(Slice(_v1_affine(i["lo"], what), _v1_affine(i["hi"], what), i["step"]))
+        else:
+            index.append(_v1_affine(i, what))
+    return Ref(j["ref"], tuple(index), loc)
