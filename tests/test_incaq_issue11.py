@@ -72,6 +72,12 @@ def test_the_while_of_a_do_may_start_the_next_line_but_a_while_loop_stays_a_loop
     assert dump(parse(Source("k.incaq", text))).count("While") == 2
 
 
+def test_a_do_body_without_its_while_is_one_worded_error():
+    out = errors("x = 0\ndo { x = 1 } until x > 3\ny = 2\n")
+    assert out.startswith("k.incaq:2:14: error: expected 'while' and the loop condition after the "
+                          "body of 'do'") and out.count("error:") == 1, out
+
+
 def test_new_keywords_are_reserved():
     assert "k.incaq:1:6: error: expected '{' to start the loop body" in errors("loop = 1\n")
     assert "error: expected" in errors("break = 1\n")

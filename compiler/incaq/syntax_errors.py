@@ -47,6 +47,7 @@ _WORDS = {
     frozenset({"IN"}): "'in' after the loop variable",
     frozenset({"DOTDOT"}): "'..' between the start and the end of the range",
     frozenset({"THEN"}): "'then' after the condition",
+    frozenset({"WHILE"}): "'while' and the loop condition after the body of 'do'",
     frozenset({"ELSE"}): "'else' (an 'if' expression needs a value for both cases)",
     frozenset({"LBRACE", "IF"}): "'{' or 'if' after 'else'",
     frozenset({"ARROW", "LBRACE"}): "'{' to start the function body",
@@ -176,8 +177,11 @@ class Syntax:
             loc = self.q.after_code(tok.line)
         else:
             loc = self.q.token_loc(tok)
-        message, hint = self._explain(tok, ip.accepts(), stack, opened)
-        return self.q.diag(loc, message, hint), tok.type != "$END"
+        expected = ip.accepts()
+        message, hint = self._explain(tok, expected, stack, opened)
+        # After a do body that lacks its `while`, the body's '}' is still on the parser's stack
+        # unreduced, so recovery would resume inside the body: stop at this error instead.
+        return self.q.diag(loc, message, hint), tok.type != "$END" and expected != {"WHILE"}
 
     def _unterminated(self, innermost: Token) -> Diagnostic:
         """A block still open at the end of the file, pointing at the '{' that most likely lacks
