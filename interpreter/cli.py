@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--plot", metavar="FILE", help="draw runtime against payload (.png or .svg; "
                      "needs matplotlib: pip install -e '.[plot]')")
     rep.add_argument("--paper", metavar="DIR", help="folder of the paper's CSV figures (default: "
-                     "$INCA_PAPER_DIR or a shared/paper folder found from here)")
+                     "$INCA_PAPER_DIR, else the copy the package ships)")
     rep.add_argument("-j", "--jobs", type=positive_int, metavar="N",
                      help="worker processes (default: one per core)")
     rep.add_argument("-o", dest="output", metavar="FILE", help="write the report to FILE")

@@ -1,6 +1,8 @@
-"""The paper's published figures (``shared/paper/*.csv``), read for comparison, never modified.
+"""The paper's published figures, read for comparison, never modified.
 
-Reports show these beside the model's computed values; the model itself never reads them.
+Reports show these beside the model's computed values; the model itself never reads them. The
+package ships a byte-for-byte copy of ``shared/paper/`` in ``paper_figures/`` (they are facts from
+the paper; tests/test_install.py keeps the copy equal to the original).
 """
 from __future__ import annotations
 
@@ -11,19 +13,16 @@ from pathlib import Path
 
 PAYLOADS = (128, 256, 512, 1024, 2048, 4096, 8192)
 PAPER_ENV = "INCA_PAPER_DIR"
+PACKAGED_DIR = Path(__file__).with_name("paper_figures")
 
 
-def find_paper_dir(start: Path | None = None) -> Path | None:
-    """``$INCA_PAPER_DIR``, else the first ``shared/paper`` beside the current folder or above it."""
+def find_paper_dir() -> Path | None:
+    """``$INCA_PAPER_DIR`` if it is set (``None`` if it names no folder), else the copy shipped in
+    this package, so a report shows the paper's figures from any folder after any install."""
     env = os.environ.get(PAPER_ENV)
     if env:
         return Path(env) if Path(env).is_dir() else None
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        for candidate in (folder / "shared" / "paper", folder.parent / "shared" / "paper"):
-            if (candidate / "runtimes_us.csv").is_file():
-                return candidate
-    return None
+    return PACKAGED_DIR
 
 
 @dataclass

@@ -109,7 +109,7 @@ class Session(Debugging):
         if self.pending is not None and not word.startswith(":"):
             self.pending.append(line)
             text = "\n".join(self.pending)
-            if _unfinished(text):
+            if _open_braces(text) > 0 or _awaits_while(text):
                 return Reply(more=True)
             self.cancel()
             return self._guard(self._chunk, text)
@@ -125,7 +125,7 @@ class Session(Debugging):
             return self._guard(self._command, line)
         if not word or word.startswith(("#", ";")):
             return Reply()
-        if self.mode == "incaq" and _unfinished(line):
+        if self.mode == "incaq" and (_open_braces(line) > 0 or _awaits_while(line)):
             self.pending = [line]
             return Reply(more=True)
         return self._guard(self._chunk, line)
@@ -452,30 +452,20 @@ class _SessionAssembler(Assembler):
         self.params.update(params)
 
 
-def _unfinished(text: str) -> bool:
-    """Whether INCA-Q input goes on: a block is open, or a ``do`` body is closed but its
-    ``while cond`` has not come yet (it may start the next line)."""
-    code = "\n".join(ln.split("#", 1)[0] for ln in text.splitlines())
-    return _open_braces(code) > 0 or _ends_with_do_body(code)
-
-
-def _ends_with_do_body(code: str) -> bool:
-    """Whether the last thing in ``code`` is the '}' closing a ``do`` body."""
-    stack: list[bool] = []
-    last_do = False
-    for m in re.finditer(r"[{}]|[A-Za-z_]\w*|\S", code):
-        tok = m.group()
-        if tok == "{":
-            # (a do loop's `do` starts a statement; a while or for loop's follows an expression)
-            stack.append(re.search(r"(^|[;{}\n])\s*do\s*$", code[:m.start()]) is not None)
-            last_do = False
-        elif tok == "}":
-            last_do = bool(stack) and stack.pop()
-        else:
-            last_do = False
-    return last_do
-
-
 def _open_braces(text: str) -> int:
     """'{' minus '}' outside comments: above zero, the block goes on."""
     return sum(c.count("{") - c.count("}") for c in (ln.split("#", 1)[0] for ln in text.splitlines()))
+
+
+def _awaits_while(text: str) -> bool:
+    """Whether the text ends with the '}' of a ``do { ... }`` block, its ``while COND`` still to
+    come on the next line (the braces balance, but the statement is not finished)."""
+    code = "\n".join(ln.split("#", 1)[0] for ln in text.splitlines()).rstrip()
+    if not code.endswith("}"):
+        return False
+    depth = 0
+    for k in range(len(code) - 1, -1, -1):
+        depth += {"}": 1, "{": -1}.get(code[k], 0)
+        if depth == 0:
+            return re.search(r"(?:^|[;{}\n])[ \t]*do$", code[:k].rstrip()) is not None
+    return False

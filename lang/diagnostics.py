@@ -14,6 +14,8 @@ import difflib
 from dataclasses import dataclass
 from typing import Iterable
 
+from ..stdlib import file_of
+
 
 @dataclass(frozen=True)
 class Loc:
@@ -99,7 +101,7 @@ def quote_file(loc: Loc | None) -> str | None:
         return None
     try:
         # utf-8-sig: a byte-order mark is not part of line 1 (the frontend drops it too)
-        with open(loc.file, encoding="utf-8-sig") as f:
+        with open(file_of(loc.file), encoding="utf-8-sig") as f:
             for n, line in enumerate(f, 1):
                 if n == loc.line:
                     return line

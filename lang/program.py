@@ -8,7 +8,7 @@ where they came from compare equal.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Union
 
 from .diagnostics import Loc
@@ -17,10 +17,29 @@ from .isa import ELEMENT_BYTES, OPCODES, Form
 ROLES = ("input", "output", "inout", "var")
 
 
-def _canonical_nan(v: int | float) -> int | float:
-    """Every NaN value as the one object ``math.nan``, so that equal programs compare equal
-    (dataclass equality compares field tuples, which treat identical objects as equal)."""
-    return math.nan if isinstance(v, float) and v != v else v
+_NAN = object()  # what every NaN compares and hashes as
+
+
+def _nan_safe(cls):
+    """Equality and hash on the compared fields with every NaN as one key, so a program holding a
+    NaN equals its own round trip. (A NaN is unequal to itself; dataclass equality only got away
+    with that by comparing field tuples, which short-cut on identity, until Python 3.13 began
+    comparing field by field. Hashing NaN by identity, as Python 3.10 on does, breaks the same way.)
+    Applied over @dataclass, whose own __eq__ and __hash__ it replaces."""
+    names = tuple(f.name for f in fields(cls) if f.compare)
+
+    def key(self) -> tuple:
+        return tuple(_NAN if isinstance(v, float) and v != v else v
+                     for v in (getattr(self, n) for n in names))
+
+    def __eq__(self, other):
+        return key(self) == key(other) if other.__class__ is self.__class__ else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(key(self))
+
+    cls.__eq__, cls.__hash__ = __eq__, __hash__
+    return cls
 
 
 @dataclass(frozen=True)
@@ -94,6 +113,7 @@ class Slice:
 Index = Union[Affine, Slice]
 
 
+@_nan_safe
 @dataclass(frozen=True)
 class Imm:
     """An immediate: rides in the triggered operation's header."""
@@ -101,9 +121,6 @@ class Imm:
     value: int | float
     dtype: str
     loc: Loc | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "value", _canonical_nan(self.value))
 
     def __str__(self) -> str:
         return format_value(self.value, self.dtype)
@@ -139,6 +156,7 @@ class Ref:
 Operand = Union[Imm, Ref]
 
 
+@_nan_safe
 @dataclass(frozen=True)
 class Decl:
     """A named location with an element type and a shape (``()`` for a scalar)."""
@@ -151,9 +169,6 @@ class Decl:
     implicit: bool = False  # an undeclared scalar whose type the assembler inferred
     alias: str | None = None  # stored in the buffer of this other declaration (--clobber)
     loc: Loc | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "init", _canonical_nan(self.init))
 
     @property
     def size(self) -> int:

@@ -1,1 +1,18 @@
-"""inca.stdlib: reusable INCA-Q modules (the .incaq files in this folder)."""
+"""inca.stdlib: reusable INCA-Q modules (the .incaq files in this folder).
+
+Source locations name these files ``<stdlib>/NAME.incaq`` rather than by where the package is
+installed, so one kernel compiles to the same bytes from every checkout and install;
+:func:`file_of` turns such a name back into the file, to quote its lines.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+FOLDER = Path(__file__).parent
+PREFIX = "<stdlib>/"
+
+
+def file_of(name: str) -> str:
+    """The file a source name stands for: a ``<stdlib>/`` name is a file in this package, any
+    other name is a path already."""
+    return str(FOLDER / name.removeprefix(PREFIX)) if name.startswith(PREFIX) else name

@@ -26,7 +26,7 @@ class Scope:
         self.arrays = arrays  # name -> (type, shape, writable)
         self.func_ret = func_ret
         self.count = 0
-        self.loop: str | None = None  # the innermost loop: for, while, do or loop (None: none)
+        self.loop: str | None = None  # the innermost loop: None, "for" or "while" (bounded by w)
 
     def new(self, prefix: str) -> str:
         self.count += 1
@@ -61,10 +61,12 @@ class Gen:
             return ("lit", "i64", self.pick([I64_MAX, I64_MIN, 2**62 + 3, -(2**61) - 1, 3037000500]))
         return ("lit", "i64", self.int(-9, 9))
 
-    def expr(self, t: str, sc: Scope, depth: int, calls: bool = True):
+    def expr(self, t: str, sc: Scope, depth: int, calls: bool = True, truth: bool = True):
+        """An expression of type t; ``truth``: it may be a truth value made with and/or/not
+        (not where an f64 is needed, where that is an error)."""
         leaf = depth <= 0 or self.chance(0.3)
         kinds = ["lit", "var", "elem"] if leaf else ["bin", "bin", "bin", "neg", "minmax", "abs",
-                                                     "conv", "call", "cmp", "logic", "ifv"]
+                                                     "conv", "call", "cmp"] + ["truth", "ifx"] * truth
         kind = self.pick(kinds)
         names = [n for n, nt in sc.scalars.items() if nt == t] + (["P"] if t == "i64" else [])
         arrays = [a for a, (at, _, _) in sc.arrays.items() if at == t]
@@ -88,13 +90,14 @@ class Gen:
                 b = self.pick([("lit", "f64", 0.5), ("lit", "f64", -4.0), ("lit", "i64", 3)])
                 return ("bin", t, op, self.expr("f64", sc, d, calls), b)
             types = self.pick([("f64", "f64"), ("f64", "i64"), ("i64", "f64")])
-            return ("bin", t, op, self.expr(types[0], sc, d, calls), self.expr(types[1], sc, d, calls))
+            return ("bin", t, op, self.expr(types[0], sc, d, calls, False),
+                    self.expr(types[1], sc, d, calls, False))
         if kind == "neg":
             return ("neg", t, self.expr(t, sc, d, calls))
         if kind == "minmax":
             other = "i64" if t == "i64" else self.pick(["i64", "f64"])
             return ("builtin", t, self.pick(["min", "max"]),
-                    (self.expr(t, sc, d, calls), self.expr(other, sc, d, calls)))
+                    (self.expr(t, sc, d, calls), self.expr(other, sc, d, calls, t == "i64")))
         if kind == "abs":
             return ("builtin", t, "abs", (self.expr(t, sc, d, calls),))
         if kind == "conv":
@@ -103,52 +106,43 @@ class Gen:
             fits = [f for f in self.values if self.funcs[f][1] == t and self.callable(f, sc)]
             if fits:
                 return ("call", t, *self.call(self.pick(fits), sc, d))
-        if kind == "logic" and t == "i64":  # (+ 0: a bare and/or/not may not meet an f64)
-            return ("bin", "i64", "+", self.logic(sc, d, calls), ("lit", "i64", 0))
-        if kind == "ifv":
-            return ("ifv", t, self.expr("i64", sc, d, calls), self.expr(t, sc, d, calls),
-                    self.expr(t, sc, d, calls))
         if kind == "cmp" and t == "i64":
             return ("cmp", "i64", self.pick(REL), self.expr(self.pick(["i64", "f64"]), sc, d, calls),
                     self.expr(self.pick(["i64", "f64"]), sc, d, calls))
+        if kind == "truth" and t == "i64" and calls:  # and/or/not as a value, 1 or 0
+            return ("truth", "i64", self.cond(sc, 1, min(d, 1)))
+        if kind == "ifx" and calls:  # if c then a else b as a value: only one arm runs
+            return ("ifx", t, self.cond(sc, 1, min(d, 1)), self.expr(t, sc, d, calls),
+                    self.expr(t, sc, d, calls))
         return self.literal(t)
-
-    def logic(self, sc: Scope, depth: int, calls: bool = True):
-        """``a and b``, ``a or b`` or ``not a`` as an i64 value (operands: any i64 values)."""
-        op = self.pick(["and", "or", "not"])
-        a = self.expr("i64", sc, depth, calls)
-        if op == "not":
-            return ("not", "i64", a)
-        return ("logic", "i64", op, a, self.expr("i64", sc, depth, calls))
 
     def passable(self, pt: str, sc: Scope, writable: bool) -> list[str]:
         """The arrays of ``sc`` that may be passed for an array parameter of type ``pt``."""
         return [a for a, (at, shape, w) in sc.arrays.items()
                 if at == pt[:3] and len(shape) == 1 and (w or not writable)]
 
+    def variables(self, pt: str, sc: Scope) -> list[str]:
+        """The scalars of ``sc`` that may be passed for an ``inout`` parameter of type ``pt``."""
+        return [x for x, t in sc.scalars.items() if t == pt[6:] and x not in sc.frozen]
+
     def callable(self, name: str, sc: Scope, writable: bool = False) -> bool:
         return all(self.passable(pt, sc, writable) for _, pt in self.funcs[name][0] if "[" in pt) \
-            and all(self.by_ref(pt, sc) for _, pt in self.funcs[name][0] if pt.startswith("inout"))
-
-    @staticmethod
-    def by_ref(pt: str, sc: Scope) -> list[str]:
-        """The scalars of ``sc`` that may be passed for an ``inout`` parameter of type ``pt``."""
-        return [n for n, t in sc.scalars.items() if t == pt.split()[1] and n not in sc.frozen]
+            and all(self.variables(pt, sc) for _, pt in self.funcs[name][0] if pt.startswith("inout"))
 
     def call(self, name: str, sc: Scope, depth: int, writable: bool = False):
-        """(name, arguments) of a call: scalars of the parameter's type (or i64 for an f64)."""
+        """(name, arguments) of a call: scalars of the parameter's type (or i64 for an f64);
+        a variable for an inout parameter; a small count for a tail-recursive function's n."""
         args = []
-        for p, pt in self.funcs[name][0]:
+        for j, (_, pt) in enumerate(self.funcs[name][0]):
             if "[" in pt:
                 args.append(("array", self.pick(self.passable(pt, sc, writable))))
-            elif p == "c":  # the countdown of a tail-recursive function: 0 to 3
-                e = self.expr("i64", sc, min(depth, 1), calls=False)
-                args.append(("builtin", "i64", "min", (("builtin", "i64", "max", (e, ("lit", "i64", 0))),
-                                                       ("lit", "i64", 3))))
             elif pt.startswith("inout"):
-                args.append(("var", pt.split()[1], self.pick(self.by_ref(pt, sc))))
+                args.append(("var", pt[6:], self.pick(self.variables(pt, sc))))
+            elif name.startswith("r") and j == 0:
+                args.append(("lit", "i64", self.int(-1, 5)))
             else:
-                args.append(self.expr(pt if pt == "i64" else self.pick(["i64", "f64"]), sc, depth))
+                args.append(self.expr(pt if pt == "i64" else self.pick(["i64", "f64"]), sc, depth,
+                                      truth=pt == "i64"))
         return name, tuple(args)
 
     def index(self, size: int, sc: Scope, depth: int):
@@ -175,14 +169,17 @@ class Gen:
         t, shape, _ = sc.arrays[name]
         return ("elem", t, name, tuple(self.index(n, sc, depth) for n in shape))
 
-    def cond(self, sc: Scope, depth: int):
-        kind = self.pick(["rel", "rel", "rel", "and", "or", "not"] if depth > 0 else ["rel"])
+    def cond(self, sc: Scope, depth: int, size: int = 2, operand: bool = False):
+        kind = self.pick((["rel", "rel", "rel", "and", "or", "not"] if depth > 0 else ["rel"])
+                         + (["num"] if operand else []))
         if kind == "rel":
-            return ("rel", self.pick(REL), self.expr(self.pick(["i64", "f64"]), sc, 2),
-                    self.expr(self.pick(["i64", "f64"]), sc, 2))
+            return ("rel", self.pick(REL), self.expr(self.pick(["i64", "f64"]), sc, size),
+                    self.expr(self.pick(["i64", "f64"]), sc, size))
+        if kind == "num":  # an i64 operand of and/or/not: true when not 0
+            return ("num", self.expr("i64", sc, min(size, 1)))
         if kind == "not":
-            return ("not", self.cond(sc, depth - 1))
-        return (kind, self.cond(sc, depth - 1), self.cond(sc, depth - 1))
+            return ("not", self.cond(sc, depth - 1, size, True))
+        return (kind, self.cond(sc, depth - 1, size, True), self.cond(sc, depth - 1, size, True))
 
     # -- statements
 
@@ -191,26 +188,25 @@ class Gen:
 
     def stmt(self, sc: Scope, depth: int) -> list:
         kind = self.pick(["set", "set", "set", "update", "elem", "if", "for", "while", "pcall",
-                          "return", "map", "do", "loop", "exit", "exit"] if depth > 0
-                         else ["set", "update", "elem", "exit"])
+                          "return", "map", "do", "loop", "exit"] if depth > 0 else ["set", "update", "elem"])
         assignable = [n for n in sc.scalars if n not in sc.frozen]
         if kind in ("set", "update") and assignable:
             x = self.pick(assignable)
             t = sc.scalars[x]
             if kind == "update":  # the x = x OP e rule
                 op = self.pick(["+", "-", "*", "min", "max"] + (["&", "^"] if t == "i64" else []))
-                e = self.expr("i64" if t == "i64" else self.pick(["i64", "f64"]), sc, 2)
+                e = self.expr("i64" if t == "i64" else self.pick(["i64", "f64"]), sc, 2, truth=t == "i64")
                 if op in ("min", "max"):
                     return [("set", ("var", t, x), ("builtin", t, op, (("var", t, x), e)))]
                 return [("set", ("var", t, x), ("bin", t, op, ("var", t, x), e))]
-            if t == "i64" and self.chance(0.2):  # a logical value where an i64 is certain
-                return [("set", ("var", t, x), self.logic(sc, 2))]
-            return [("set", ("var", t, x), self.expr(t if t == "i64" else self.pick(["i64", "f64"]), sc, 3))]
+            return [("set", ("var", t, x), self.expr(t if t == "i64" else self.pick(["i64", "f64"]), sc, 3,
+                                                     truth=t == "i64"))]
         writable = [a for a, (_, _, w) in sc.arrays.items() if w]
         if kind == "elem" and writable:
             target = self.element(self.pick(writable), sc, 1)
             t = target[1]
-            return [("set", target, self.expr(t if t == "i64" else self.pick(["i64", "f64"]), sc, 3))]
+            return [("set", target, self.expr(t if t == "i64" else self.pick(["i64", "f64"]), sc, 3,
+                                              truth=t == "i64"))]
         if kind == "if":
             orelse = []
             if self.chance(0.3):  # else if
@@ -218,6 +214,28 @@ class Gen:
             elif self.chance(0.4):
                 orelse = self.block(sc, depth - 1, 2)
             return [("if", self.cond(sc, 2), self.block(sc, depth - 1, 3), orelse)]
+        if kind == "exit" and sc.loop is not None:
+            # break anywhere in a loop; continue only where it cannot skip a while's step
+            word = self.pick(["break", "continue"] if sc.loop == "for" else ["break"])
+            return [("if", self.cond(sc, 1), [(word,)], [])]
+        if kind in ("do", "loop"):  # w = 0; do { body; w = w + 1 } while w < B and cond
+            w = sc.new("w")
+            bound = self.int(1, N)
+            sc.scalars[w] = "i64"
+            sc.frozen.add(w)
+            sc.ranges[w] = (0, bound - 1)
+            outer, sc.loop = sc.loop, "while"
+            body = self.block(sc, depth - 1, 2)
+            sc.loop = outer
+            del sc.scalars[w], sc.ranges[w]
+            sc.frozen.discard(w)
+            step = ("set", ("var", "i64", w), ("bin", "i64", "+", ("var", "i64", w), ("lit", "i64", 1)))
+            init = ("set", ("var", "i64", w), ("lit", "i64", 0))
+            if kind == "do":
+                cond = ("and", ("rel", "<", ("var", "i64", w), ("lit", "i64", bound)), self.cond(sc, 1))
+                return [init, ("do", body + [step], cond)]
+            leave = ("if", ("rel", ">=", ("var", "i64", w), ("lit", "i64", bound)), [("break",)], [])
+            return [init, ("loop", [leave] + body + [step])]
         if kind == "for":
             i = sc.new("i")
             lo = self.int(0, 2)
@@ -229,7 +247,9 @@ class Gen:
             sc.scalars[i] = "i64"
             sc.frozen.add(i)
             sc.ranges[i] = (lo, max(lo, hi - 1))
-            body = self.loop_block("for", sc, depth - 1, 3)
+            outer, sc.loop = sc.loop, "for"
+            body = self.block(sc, depth - 1, 3)
+            sc.loop = outer
             del sc.scalars[i], sc.ranges[i]  # (it may not have been assigned where used next)
             sc.frozen.discard(i)
             return [("for", i, ("lit", "i64", lo), hi_e, body)]
@@ -240,33 +260,13 @@ class Gen:
             sc.frozen.add(w)
             sc.ranges[w] = (0, bound - 1)
             cond = ("and", ("rel", "<", ("var", "i64", w), ("lit", "i64", bound)), self.cond(sc, 1))
-            body = self.loop_block("while", sc, depth - 1, 2)
+            outer, sc.loop = sc.loop, "while"
+            body = self.block(sc, depth - 1, 2)
+            sc.loop = outer
             del sc.scalars[w], sc.ranges[w]
             sc.frozen.discard(w)
             step = ("set", ("var", "i64", w), ("bin", "i64", "+", ("var", "i64", w), ("lit", "i64", 1)))
             return [("set", ("var", "i64", w), ("lit", "i64", 0)), ("while", cond, body + [step])]
-        if kind in ("do", "loop"):
-            # do { w = w + 1; body } while w < B and cond
-            # loop { if w >= B then { break }; w = w + 1; body }
-            w = sc.new("w")
-            bound = self.int(1, N - 1)
-            sc.scalars[w] = "i64"
-            sc.frozen.add(w)
-            sc.ranges[w] = (1, bound)
-            step = ("set", ("var", "i64", w), ("bin", "i64", "+", ("var", "i64", w), ("lit", "i64", 1)))
-            body = self.loop_block(kind, sc, depth - 1, 2)
-            del sc.scalars[w], sc.ranges[w]
-            sc.frozen.discard(w)
-            init = ("set", ("var", "i64", w), ("lit", "i64", 0))
-            if kind == "do":
-                cond = ("and", ("rel", "<", ("var", "i64", w), ("lit", "i64", bound)), self.cond(sc, 1))
-                return [init, ("do", [step] + body, cond)]
-            stop = ("if", ("rel", ">=", ("var", "i64", w), ("lit", "i64", bound)), [("break",)], [])
-            return [init, ("loop", [stop, step] + body)]
-        if kind == "exit" and sc.loop is not None:
-            # a while loop's step is its last statement, so a continue would skip it
-            word = self.pick(["break"] if sc.loop == "while" else ["break", "continue"])
-            return [("if", self.cond(sc, 1), [(word,)], [])]
         if kind == "map" and "OF" in sc.arrays:  # OF[i] = <A[i] ...>: --clobber may store OF in A
             i, lo, hi = sc.new("i"), self.int(0, 1), self.int(N - 1, N)
             sc.scalars[i], sc.ranges[i] = "i64", (lo, hi - 1)
@@ -281,13 +281,6 @@ class Gen:
             return [("if", self.cond(sc, 1), [("ret", self.expr(sc.func_ret, sc, 2))], [])]
         return []
 
-    def loop_block(self, kind: str, sc: Scope, depth: int, size: int) -> list:
-        """A loop body, in which break (and continue) act on this loop."""
-        outer, sc.loop = sc.loop, kind
-        body = self.block(sc, depth, size)
-        sc.loop = outer
-        return body
-
     # -- functions and the kernel
 
     def function(self, k: int, proc: bool) -> None:
@@ -300,20 +293,12 @@ class Gen:
             t = self.pick(["i64", "f64"])
             params.insert(0, ("X", t + self.pick(["[]", "[N]"])))
             arrays["X"] = (t, (N,), proc)
-        if proc and self.chance(0.5):  # a scalar by reference
+        if proc and self.chance(0.6):  # a scalar passed by reference
             params.append(("q", "inout " + self.pick(["i64", "f64"])))
         ret = None if proc else self.pick(["i64", "f64"])
-        # c counts down to 0 through self tail calls, which the compiler turns into a loop
-        tail = not proc and self.chance(0.3)
-        if tail:
-            params.append(("c", "i64"))
         sc = Scope(arrays, ret)
-        sc.scalars.update({p: t.split()[-1] for p, t in params if "[" not in t})
+        sc.scalars.update({p: t.removeprefix("inout ") for p, t in params if "[" not in t})
         body = []
-        if tail:
-            sc.frozen.add("c")
-            done = ("rel", "<=", ("var", "i64", "c"), ("lit", "i64", 0))
-            body.append(("if", done, [("ret", self.expr(ret, sc, 2))], []))
         for _ in range(self.int(0, 2)):  # locals, assigned (or declared with a value) before use
             local = sc.new(self.pick(["k", "x"]))
             t = "i64" if local.startswith("k") else "f64"
@@ -325,18 +310,31 @@ class Gen:
         body += self.block(sc, 2, 3)
         if proc:
             body.append(("set", self.element("X", sc, 1), self.expr(arrays["X"][0], sc, 2)))
-        elif tail:
-            args = tuple(("array", p) if "[" in t else
-                         ("bin", "i64", "-", ("var", "i64", p), ("lit", "i64", 1)) if p == "c" else
-                         self.expr(t if t == "i64" else self.pick(["i64", "f64"]), sc, 2)
-                         for p, t in params)
-            body.append(("ret", ("call", ret, name, args)))
+            if params[-1][0] == "q":
+                qt = sc.scalars["q"]
+                body.append(("set", ("var", qt, "q"), ("bin", qt, "+", ("var", qt, "q"),
+                                                       self.expr(qt, sc, 2, truth=qt == "i64"))))
         else:
             body.append(("ret", self.expr(ret, sc, 3)))
         self.funcs[name] = (tuple(params), ret, body)
         (self.procs if proc else self.values).append(name)
 
+    def tail_function(self, k: int) -> None:
+        """``r<k>(n, acc)``: returns acc after n steps of ``acc = acc OP e``, by self tail calls."""
+        name, t = f"r{k}", self.pick(["i64", "f64"])
+        sc = Scope({}, t)
+        sc.scalars.update({"n": "i64", "acc": t})
+        step = ("bin", t, self.pick(["+", "-", "*"]), ("var", t, "acc"),
+                self.expr(t, sc, 2, calls=False, truth=t == "i64"))
+        n1 = ("bin", "i64", "-", ("var", "i64", "n"), ("lit", "i64", 1))
+        body = [("if", ("rel", "<=", ("var", "i64", "n"), ("lit", "i64", 0)), [("ret", ("var", t, "acc"))], []),
+                ("ret", ("call", t, name, (n1, step)))]
+        self.funcs[name] = ((("n", "i64"), ("acc", t)), t, body)
+        self.values.append(name)
+
     def program(self):
+        if self.chance(0.3):
+            self.tail_function(8)
         for k in range(self.int(0, 3)):
             self.function(k, proc=False)
         if self.chance(0.5):
@@ -382,12 +380,12 @@ def render_expr(e) -> str:
         return e[2] + "".join(f"[{render_expr(i)}]" for i in e[3])
     if kind == "neg":
         return f"(-{render_expr(e[2])})"
-    if kind in ("bin", "cmp", "logic"):
+    if kind in ("bin", "cmp"):
         return f"({render_expr(e[3])} {e[2]} {render_expr(e[4])})"
-    if kind == "not":
-        return f"(not {render_expr(e[2])})"
-    if kind == "ifv":
-        return f"(if {render_expr(e[2])} then {render_expr(e[3])} else {render_expr(e[4])})"
+    if kind == "truth":
+        return f"({render_cond(e[2])})"
+    if kind == "ifx":
+        return f"(if {render_cond(e[2])} then {render_expr(e[3])} else {render_expr(e[4])})"
     if kind == "array":
         return e[1]
     return f"{e[2]}({', '.join(render_expr(a) for a in e[3])})"
@@ -398,6 +396,8 @@ def render_cond(c) -> str:
         return f"({render_cond(c[1])} {c[0]} {render_cond(c[2])})"
     if c[0] == "not":
         return f"not {render_cond(c[1])}"
+    if c[0] == "num":
+        return render_expr(c[1])
     return f"{render_expr(c[2])} {c[1]} {render_expr(c[3])}"
 
 
@@ -454,7 +454,7 @@ def render(gen: Gen, decls, body) -> str:
             if how == "var":
                 lines.append(f"var {x}: {t} = {init!r}")
     for name, (params, ret, fbody) in gen.funcs.items():
-        sig = ", ".join(f"inout {p}: {t.split()[1]}" if t.startswith("inout") else f"{p}: {t}"
+        sig = ", ".join(f"inout {p}: {t[6:]}" if t.startswith("inout") else f"{p}: {t}"
                         for p, t in params)
         lines.append(f"func {name}({sig}){'' if ret is None else ' -> ' + ret} {{")
         lines += render_block(fbody, "    ") + ["}"]
@@ -479,7 +479,6 @@ TOKENS = ["x", "A[i]", "=", "==", "(", ")", "[", "]", "{", "}", "\n", ";", "+", 
           "<<", "0", "1", "-1", "2.5", "1e308", "9223372036854775807", "99999999999999999999",
           "if", "then", "else", "while", "do", "for", "in", "..", "func", "return", "and", "or",
           "not", "i64", "f64", "i64(", "min(", "abs(", "param", "input", "output", "var", "use",
-          "break", "continue", "loop", "do {", "} while", "inout",
           "f0(", "g9(", "N", "P", ",", ":", "->", "#", "0x", "@", "\t", "N*N*N*N"]
 
 

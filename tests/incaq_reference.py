@@ -1,9 +1,10 @@
 """The reference semantics of the INCA-Q fuzz tests (a helper module, not collected).
 
 A small interpreter written from INCA-Q.md and INCA-A.md, independent of the compiler (wrapping
-i64, C division, i64 op f64 promotes to f64, short-circuit conditions, scalars by value and arrays
-by reference), for the generated programs of incaq_generators.py; test_incaq_fuzz.py compares the
-NIC model with it.
+i64, C division, i64 op f64 promotes to f64, short-circuit conditions and truth values, if values
+that run one arm, break and continue, scalars by value, inout scalars and arrays by reference,
+self tail calls as plain recursion), for the generated programs of incaq_generators.py;
+test_incaq_fuzz.py compares the NIC model with it.
 """
 from __future__ import annotations
 
@@ -80,11 +81,11 @@ class Return(Exception):
 
 
 class Break(Exception):
-    """``break``: caught by the innermost loop."""
+    """Leaves the innermost loop."""
 
 
 class Continue(Exception):
-    """``continue``: caught by the innermost loop, which goes on (a for loop steps first)."""
+    """Goes on with the innermost loop's next iteration (a for loop steps first)."""
 
 
 class Interp:
@@ -113,16 +114,10 @@ class Interp:
             a, b = self.expr(e[3], env, arrays), self.expr(e[4], env, arrays)
             p = "f64" if "f64" in (e[3][1], e[4][1]) else "i64"
             return int(REL[e[2]](convert(a, p), convert(b, p)))
-        if kind == "logic":  # short circuit: the right operand only when it decides
-            a = self.expr(e[3], env, arrays) != 0
-            if a == (e[2] == "or"):
-                return int(a)
-            return int(self.expr(e[4], env, arrays) != 0)
-        if kind == "not":
-            return int(self.expr(e[2], env, arrays) == 0)
-        if kind == "ifv":
-            chosen = e[3] if self.expr(e[2], env, arrays) != 0 else e[4]
-            return convert(self.expr(chosen, env, arrays), t)
+        if kind == "truth":
+            return int(self.cond(e[2], env, arrays))
+        if kind == "ifx":
+            return convert(self.expr(e[3] if self.cond(e[2], env, arrays) else e[4], env, arrays), t)
         if kind == "builtin":
             args = [self.expr(a, env, arrays) for a in e[3]]
             if e[2] in ("i64", "f64"):
@@ -134,12 +129,12 @@ class Interp:
 
     def call(self, name, args, env, arrays):
         params, ret, body = self.funcs[name]
-        inner_env, inner_arrays, by_ref = {}, {}, {}
+        inner_env, inner_arrays, refs = {}, {}, {}
         for (p, pt), a in zip(params, args):
             if a[0] == "array":
                 inner_arrays[p] = arrays[a[1]]
-            elif pt.startswith("inout"):  # (one per function, so copying back is the same)
-                inner_env[p], by_ref[p] = env[a[2]], a[2]
+            elif pt.startswith("inout"):  # by reference: copied in and out (never aliased here)
+                inner_env[p], refs[p] = env[a[2]], a[2]
             else:
                 inner_env[p] = convert(self.expr(a, env, arrays), pt)
         try:
@@ -147,21 +142,9 @@ class Interp:
         except Return as r:
             return convert(r.value, ret)
         finally:
-            for p, name in by_ref.items():
-                env[name] = inner_env[p]
+            for p, x in refs.items():
+                env[x] = inner_env[p]
         return None
-
-    def loop(self, body, env, arrays, step=None) -> bool:
-        """Run a loop body once; False when a break left the loop."""
-        try:
-            self.block(body, env, arrays)
-        except Continue:
-            pass
-        except Break:
-            return False
-        if step is not None:
-            step()
-        return True
 
     def cond(self, c, env, arrays) -> bool:
         if c[0] == "and":
@@ -170,6 +153,8 @@ class Interp:
             return self.cond(c[1], env, arrays) or self.cond(c[2], env, arrays)
         if c[0] == "not":
             return not self.cond(c[1], env, arrays)
+        if c[0] == "num":
+            return self.expr(c[1], env, arrays) != 0
         return bool(self.expr(("cmp", "i64") + c[1:], env, arrays))
 
     def assign(self, target, value, env, arrays):
@@ -192,19 +177,19 @@ class Interp:
                 self.block(s[2] if self.cond(s[1], env, arrays) else s[3], env, arrays)
             elif kind == "for":  # i = lo; while i < hi do { body; i = i + 1 }
                 env[s[1]] = self.expr(s[2], env, arrays)
-                step = lambda v=s[1]: env.__setitem__(v, wrap(env[v] + 1))
                 while env[s[1]] < self.expr(s[3], env, arrays):
-                    if not self.loop(s[4], env, arrays, step):
+                    if self.loop_body(s[4], env, arrays):
                         break
+                    env[s[1]] = wrap(env[s[1]] + 1)
             elif kind == "while":
                 while self.cond(s[1], env, arrays):
-                    if not self.loop(s[2], env, arrays):
+                    if self.loop_body(s[2], env, arrays):
                         break
             elif kind == "do":
-                while self.loop(s[1], env, arrays) and self.cond(s[2], env, arrays):
+                while not self.loop_body(s[1], env, arrays) and self.cond(s[2], env, arrays):
                     pass
             elif kind == "loop":
-                while self.loop(s[1], env, arrays):
+                while not self.loop_body(s[1], env, arrays):
                     pass
             elif kind == "break":
                 raise Break()
@@ -216,6 +201,17 @@ class Interp:
                 env[s[1]] = s[3]
             elif kind == "ret":
                 raise Return(self.expr(s[1], env, arrays))
+
+
+    def loop_body(self, body, env, arrays) -> bool:
+        """Run one iteration; True when a break left the loop."""
+        try:
+            self.block(body, env, arrays)
+        except Break:
+            return True
+        except Continue:
+            pass
+        return False
 
 
 def reference(gen: Gen, decls, body, inputs: dict) -> dict:

@@ -1,7 +1,8 @@
 """Helpers for tests that compare with the INCA paper's published figures.
 
 The figures live in ``shared/paper/*.csv`` next to the repository (``<repo>/../shared/paper``);
-set ``INCA_PAPER_DIR`` to point elsewhere when the repository is checked out on its own. Values
+set ``INCA_PAPER_DIR`` to point elsewhere, or, when the repository is checked out on its own,
+the copy the package ships is used (``interpreter/paper_figures/``, kept byte-equal). Values
 are read at test time and kept as the printed text (``"42.16"``), so a comparison is with exactly
 what the paper prints. Nothing here hard-codes a figure.
 
@@ -21,17 +22,19 @@ from pathlib import Path
 PAYLOADS = (128, 256, 512, 1024, 2048, 4096, 8192)  # bytes per input array, the paper's sweep
 ELEMENT_BYTES = 8
 ENV = "INCA_PAPER_DIR"
+SHARED_DIR = Path(__file__).resolve().parents[2] / "shared" / "paper"
+PACKAGED_DIR = Path(__file__).resolve().parents[1] / "interpreter" / "paper_figures"
 
 
 def paper_dir() -> Path:
-    """The folder of the paper's CSV files: ``<repo>/../shared/paper``, else ``$INCA_PAPER_DIR``."""
-    default = Path(__file__).resolve().parents[2] / "shared" / "paper"
-    if default.is_dir():
-        return default
+    """The folder of the paper's CSV files: ``<repo>/../shared/paper``, else ``$INCA_PAPER_DIR``,
+    else the packaged copy."""
+    if SHARED_DIR.is_dir():
+        return SHARED_DIR
     env = os.environ.get(ENV)
     if env and Path(env).is_dir():
         return Path(env)
-    raise FileNotFoundError(f"the paper's figures are not in {default}; set {ENV} to their folder")
+    return PACKAGED_DIR
 
 
 @lru_cache(maxsize=None)

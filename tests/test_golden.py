@@ -46,8 +46,8 @@ SUBPROCESS = os.environ.get("INCA_GOLDEN_SUBPROCESS") == "1"
 
 @dataclass(frozen=True)
 class Source:
-    """A program with golden files: ``kind`` is asm, kernels (examples), examples (the example
-    programs of examples/programs), programs or errors."""
+    """A program with golden files: ``kind`` is asm, kernels (examples), examples
+    (examples/programs), programs or errors."""
 
     path: Path
     kind: str

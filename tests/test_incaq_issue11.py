@@ -1,13 +1,15 @@
-"""Issue 11: break and continue, do ... while, loop, boolean and if values, inout scalars, self
-tail calls. The syntax and its --emit ast form, the exact -O0 code of each construct (the costs
-docs/incaq.md lists), the diagnostics of misuse, and --clobber with several exits from a loop.
-Whole programs checked against Python are in incaq_cases_issue11.py.
+"""Issue 11, further tests (test_incaq_flow.py is the main suite): break and continue, do ...
+while, loop, truth and if values, inout scalars, self tail calls. Syntax and --emit ast, code
+shapes the issue asks for (no JMP per do iteration, one JMP per break, compares without branches,
+short circuits where an operand can fault), two syntax-error regressions, and --clobber with
+several exits from a loop. Benchmark-style programs checked against Python are in
+incaq_cases_benchmarks.py.
 """
 from __future__ import annotations
 
 import pytest
 
-from inca.compiler.incaq.ast import (Break, Continue, DoWhile, FuncParam, Loop, TypeRef, dump)
+from inca.compiler.incaq.ast import Continue, DoWhile, Loop, dump
 from inca.compiler.incaq.checker import check
 from inca.compiler.incaq.clobber import plan
 from inca.compiler.incaq.parser import parse
@@ -55,30 +57,21 @@ Module
   Assign ok = ((a < b) and (not c))"""
 
 
-def test_keyword_locations_and_inout_parameters():
-    m = parse(Source("k.incaq", "func f(inout n: i64, X: f64[]) { n = 1 }\nloop {\n  break\n}\n"))
-    f = m.items[0]
-    assert f.params[0] == FuncParam("n", TypeRef("i64", ()), True)
-    assert not f.params[1].by_ref
-    assert dump(f).splitlines()[0] == "Func f(inout n: i64, X: f64[])"
-    assert (m.items[1].loc.line, m.items[1].loc.col, m.items[1].loc.end_col) == (2, 1, 5)
-    brk = m.items[1].body[0]
-    assert isinstance(brk, Break) and (brk.loc.line, brk.loc.col) == (3, 3)
-
-
 def test_the_while_of_a_do_may_start_the_next_line_but_a_while_loop_stays_a_loop():
     text = "n = 0\ndo {\n  n = n + 1\n}\nwhile n < 3\nwhile n < 5 do { n = n + 1 }\n"
     assert run(text).outputs == {} and body(text)[-1] == "JMP 6"
     assert dump(parse(Source("k.incaq", text))).count("While") == 2
 
 
-def test_a_do_body_without_its_while_is_one_worded_error():
+def test_a_do_body_without_its_while_is_one_error():
+    # regression: recovery resumed inside the body (its '}' unreduced on the parser's stack) and
+    # reported a second, false "expected '}' before the end of the file"
     out = errors("x = 0\ndo { x = 1 } until x > 3\ny = 2\n")
-    assert out.startswith("k.incaq:2:14: error: expected 'while' and the loop condition after the "
-                          "body of 'do'") and out.count("error:") == 1, out
+    assert out.startswith("k.incaq:2:14: error: expected 'while'") and out.count("error:") == 1, out
 
 
 def test_new_keywords_are_reserved():
+    # regression: `loop = 1` said "expected '{' to start the function body"
     assert "k.incaq:1:6: error: expected '{' to start the loop body" in errors("loop = 1\n")
     assert "error: expected" in errors("break = 1\n")
 
@@ -91,11 +84,6 @@ DECL = "input A: i64[8]\noutput s: i64\n"
 def test_do_while_tests_at_the_bottom_without_a_jmp():
     assert body("output n: i64\ndo { n = n + 1 } while n < 5\n") == [
         "ADD n, n, 1", "PUTL r0, n", "GE r0, r0, 5", "BLEZ r0, 1"]
-
-
-def test_loop_is_one_jmp_per_iteration_and_if_break_is_no_jmp():
-    assert body("output n: i64\nloop {\n  n = n + 1\n  if n == 4 then { break }\n}\n") == [
-        "ADD n, n, 1", "PUTL r0, n", "NE r0, r0, 4", "BLEZ r0, 6", "JMP 1"]
 
 
 def test_break_and_continue_are_one_jmp_each():
@@ -134,11 +122,6 @@ def test_a_right_operand_that_calls_a_function_runs_only_when_needed():
     assert run(text).outputs == {"n": 0, "ok": 1}
 
 
-def test_an_if_value_assigned_is_an_if_statement():
-    assert body("input a: i64\ninput b: i64\noutput m: i64\nm = if a > b then a else b\n") == [
-        "PUTL r0, a", "GT r0, r0, b", "BLEZ r0, 6", "PUTL m, a", "JMP 7", "PUTL m, b"]
-
-
 def test_an_if_value_inside_an_expression_evaluates_one_side():
     text = ("input A: i64[4]\ninput k: i64\noutput s: i64\n"
             "s = 1 + (if k < 4 then A[k] else 100 / (k - k + 0 * k))\n")
@@ -148,15 +131,6 @@ def test_an_if_value_inside_an_expression_evaluates_one_side():
 def test_inout_costs_nothing():
     assert body("output n: i64\nfunc inc(inout k: i64) { k = k + 1 }\ninc(n)\ninc(n)\n") == [
         "ADD n, n, 1", "ADD n, n, 1"]
-
-
-def test_gcd_by_tail_recursion_is_a_loop():
-    code = body("output g: i64\nfunc gcd(a: i64, b: i64) -> i64 {\n"
-                "  if b == 0 then { return a }\n  return gcd(b, a % b)\n}\ng = gcd(1071, 462)\n")
-    assert code == ["PUTL gcd1_a, 1071", "PUTL gcd1_b, 462", "PUTL r0, gcd1_b", "EQ r0, r0, 0",
-                    "BLEZ r0, 8", "PUTL gcd1_ret, gcd1_a", "JMP 14", "PUTL r1, gcd1_a",
-                    "MOD r1, r1, gcd1_b", "PUTL gcd1_b_next, r1", "PUTL gcd1_a, gcd1_b",
-                    "PUTL gcd1_b, gcd1_b_next", "JMP 3", "PUTL g, gcd1_ret"]
 
 
 def test_an_unchanged_parameter_costs_nothing_in_a_tail_call():
@@ -169,45 +143,7 @@ def test_an_unchanged_parameter_costs_nothing_in_a_tail_call():
                "s = f(5, 3, 0)\n").outputs == {"s": 15}
 
 
-def test_swapping_tail_call_arguments_go_through_one_temporary():
-    text = ("output a: i64\nfunc f(n: i64, x: i64, y: i64, inout r: i64) {\n"
-            "  if n == 0 then {\n    r = x * 10 + y\n    return\n  }\n  f(n - 1, y, x, r)\n}\n"
-            "f(3, 1, 2, a)\n")
-    assert run(text).outputs == {"a": 21}
-    assert sum(c.startswith("PUTL f1_") and "_next" in c for c in body(text)) == 2
-
-
 # ---- diagnostics ----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("text,message,caret", [
-    ("break\n", "k.incaq:1:1: error: 'break' outside a loop", "^~~~~"),
-    ("func f() { continue }\nwhile 1 < 2 do { f() }\n",
-     "k.incaq:1:12: error: 'continue' outside a loop of this function", "^~~~~~~~"),
-    ("output x: f64\nx = 1 < 2 or 2 < 3\n",
-     "k.incaq:2:5: error: this is a boolean (an i64, 1 or 0), but the location 'x' is f64", "^~~~"),
-    ("output x: f64\nx = 2.5 * not 3\n", "expected an expression", "^"),
-    ("output x: f64\nx = 2.5 * (not 3)\n",
-     "error: this is a boolean (an i64, 1 or 0), but the other operand of '*' is f64", "^~~~"),
-    ("func f(inout k: i64) { k = 1 }\nf(3)\n",
-     "k.incaq:2:3: error: argument 'k' of 'f' is inout, so it must be a scalar variable, not a value",
-     "^"),
-    ("func f(inout k: i64) { k = 1 }\nx = 1.5\nf(x)\n",
-     "error: argument 'k' of 'f' is an inout i64, but 'x' is f64", "^"),
-    ("input n: i64\nfunc f(inout k: i64) { k = 1 }\nf(n)\n",
-     "error: 'n' is an input, but 'f' writes its parameter 'k'", "^"),
-    ("func f(k: i64) -> i64 { return 1 + f(k) }\n",
-     "k.incaq:1:36: error: 'f' calls itself here, and not as a tail call", "^~~~"),
-    ("func f(X: i64[], k: i64) {\n  var Y: i64[2]\n  f(Y, k)\n}\n",
-     "error: a tail call of 'f' must pass its array parameter 'X' itself", "^"),
-    ("func max(a: i64) -> i64 { return a }\n", "hint: give yours another name, e.g. my_max", "^~~"),
-    ("output x: i64\nx = 1.5 and 1\n",
-     "error: the operands of 'and' are i64 (a comparison, or 0 for false), but this is f64", "^~~"),
-    ("output x: i64\nwhile x do { }\n", "error: a condition must be a comparison", "^"),
-])
-def test_misuse_is_worded_with_a_caret(text, message, caret):
-    out = errors(text)
-    assert message in out and caret in out and "Traceback" not in out, out
 
 
 def test_a_function_ending_in_an_endless_loop_needs_no_final_return():

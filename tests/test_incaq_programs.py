@@ -1,9 +1,9 @@
 """INCA-Q programs run on the NIC model against the same computation written in Python.
 
 Each case is an INCA-Q program, its inputs and its expected outputs, computed by the Python beside
-it (never by the compiler); the cases are in incaq_cases_control.py, incaq_cases_arithmetic.py and
-incaq_cases_functions.py. Every case runs under the scratchpad and base profiles, with and
-without --clobber (which must never change an output), twice (counts must be deterministic).
+it (never by the compiler); the cases are in incaq_cases_control.py, incaq_cases_arithmetic.py,
+incaq_cases_functions.py and incaq_cases_flow.py. Every case runs under the scratchpad and base
+profiles, with and without --clobber (which must never change an output), twice (counts must be deterministic).
 A few more cases go through ``inca run`` to use --input, --seed, -D, --payload and -I.
 """
 from __future__ import annotations
@@ -21,11 +21,12 @@ from inca.interpreter.loader import execute
 from inca.interpreter.profiles import load_profile
 from incaq_cases_arithmetic import CASES as ARITHMETIC
 from incaq_cases_control import CASES as CONTROL
+from incaq_cases_flow import CASES as FLOW
 from incaq_cases_functions import CASES as FUNCTIONS, PARAMS, param_values
-from incaq_cases_issue11 import CASES as ISSUE11
+from incaq_cases_benchmarks import CASES as BENCHMARKS
 from incaq_programs_helpers import Case, cmod, merged
 
-CASES = merged(CONTROL, ARITHMETIC, FUNCTIONS, ISSUE11)
+CASES = merged(CONTROL, ARITHMETIC, FUNCTIONS, FLOW, BENCHMARKS)
 
 
 # ---- running ------------------------------------------------------------------------------------------
@@ -42,7 +43,6 @@ def write(tmp_path: Path, c: Case) -> tuple[Path, Path]:
 
 def test_there_are_enough_programs():
     assert len(CASES) >= 30
-    assert len(ISSUE11) >= 20
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -211,22 +211,6 @@ def test_prompts_show_the_mode_and_continuation():
     assert feed(s, "z * y") == "6"
 
 
-def test_multi_line_do_while_and_loop():
-    s = new_session()
-    assert feed(s, "n = 0") == "n = 0"
-    assert s.feed("do {").more
-    assert s.feed("  n = n + 3").more
-    assert s.feed("}").more  # its `while` may still come, on the next line
-    assert feed(s, "while n < 10") == "n = 12"
-    assert s.feed("do { n = n - 1 }").more
-    assert feed(s, "while n > 5 and n % 4 != 0") == "n = 8"
-    assert s.feed("loop {").more
-    assert s.feed("  n = n - 5").more
-    assert s.feed("  if n < 0 then { break }").more
-    assert feed(s, "}") == "n = -2"
-    assert feed(s, "do { n = n + 1 } while n < 0") == "n = 0"
-
-
 def test_state_persists_declarations_params_and_functions():
     s = new_session()
     assert feed(s, "param N = 3") == "N = 3"
@@ -566,3 +550,22 @@ def test_run_summary_is_the_one_inca_run_prints():
     r = execute(encode(assemble_text(text.replace("50", "1024"))), load_profile("base"))
     assert run_text(r).splitlines()[1:] == summary_lines(r)
     assert summary_lines(r)[3] == "time            3052.76 us (3052760 ns)"
+
+
+def test_do_while_and_loop_span_lines():
+    s = new_session()
+    feed(s, "x = 0")
+    # the `while` of a do block may follow its `}` on the next line: the input goes on
+    assert s.feed("do {").more
+    assert s.feed("  x = x + 3").more
+    assert s.feed("}").more and s.prompt == CONTINUATION
+    assert feed(s, "while x < 10") == "x = 12"
+    assert s.feed("do { x = x - 1 }").more
+    assert feed(s, "while x > 5") == "x = 5"
+    assert feed(s, "do {\n  x = x + 1\n} while x < 7") == "x = 7"
+    assert s.feed("loop {").more
+    assert feed(s, "  x = x * 2\n  if x > 100 then { break }\n}") == "x = 112"
+    assert feed(s, "x > 100 and x % 2 == 0") == "1"
+    # names first assigned inside a do or loop body stay in the session
+    assert feed(s, "do { fresh = 5 } while x < 0\nloop { other = 6; break }") == "other = 6"
+    assert s.decls["fresh"].dtype == "i64" and feed(s, "fresh + other") == "11"

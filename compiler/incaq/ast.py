@@ -186,11 +186,11 @@ class VarDecl:
 
 @dataclass(frozen=True)
 class FuncParam:
-    """One parameter ``[inout] name: type`` of a function; ``by_ref`` for an ``inout`` scalar."""
+    """One parameter ``[inout] name: type`` of a function; ``inout`` passes a scalar by reference."""
 
     name: str
     type: TypeRef
-    by_ref: bool = False
+    inout: bool = False
     loc: Loc = _loc()
 
 
@@ -254,7 +254,7 @@ class For:
 
 @dataclass(frozen=True)
 class DoWhile:
-    """``do { body } while cond``: the body runs at least once, the test is at the bottom."""
+    """``do { body } while cond``: the body runs once before the first test."""
 
     body: tuple[Stmt, ...]
     cond: Expr
@@ -263,7 +263,7 @@ class DoWhile:
 
 @dataclass(frozen=True)
 class Loop:
-    """``loop { body }``: an endless loop, left with ``break`` or ``return``."""
+    """``loop { body }``: runs until a ``break`` or a ``return`` leaves it."""
 
     body: tuple[Stmt, ...]
     loc: Loc = _loc()
@@ -312,7 +312,7 @@ class Module:
 
 Expr = Union[Num, Name, Index, Call, Unary, Binary, Compare, BoolOp, Not, IfExpr]
 # A `var` declaration may also appear inside a block (a local array or scalar).
-Stmt = Union[Assign, CallStmt, While, If, For, DoWhile, Loop, Break, Continue, Return, VarDecl]
+Stmt = Union[Assign, CallStmt, While, If, For, Return, VarDecl, DoWhile, Loop, Break, Continue]
 Item = Union[Use, Param, VarDecl, Func, Stmt]
 Node = Union[Module, Item, FuncParam, TypeRef, Expr]
 
@@ -391,12 +391,12 @@ def dump_expr(e: Expr) -> str:
     raise TypeError(f"not an INCA-Q expression: {e!r}")
 
 
+def _param(p: FuncParam) -> str:
+    return ("inout " if p.inout else "") + f"{p.name}: {_type(p.type)}"
+
+
 def _type(t: TypeRef) -> str:
     return t.base + "".join("[]" if d is None else f"[{dump_expr(d)}]" for d in t.dims)
-
-
-def _param(p: FuncParam) -> str:
-    return f"{'inout ' * p.by_ref}{p.name}: {_type(p.type)}"
 
 
 def _dump_body(body: tuple[Stmt, ...], depth: int, lines: list[str]) -> None:
@@ -439,17 +439,17 @@ def _dump_stmt(node: Node, depth: int, lines: list[str]) -> None:
         case For(var=v, lo=lo, hi=hi, body=body):
             lines.append(f"{pad}For {v} in {dump_expr(lo)} .. {dump_expr(hi)}")
             _dump_body(body, depth + 1, lines)
+        case Return(value=v):
+            lines.append(pad + "Return" + ("" if v is None else f" {dump_expr(v)}"))
         case DoWhile(body=body, cond=c):
             lines.append(f"{pad}DoWhile {dump_expr(c)}")
             _dump_body(body, depth + 1, lines)
         case Loop(body=body):
-            lines.append(f"{pad}Loop")
+            lines.append(pad + "Loop")
             _dump_body(body, depth + 1, lines)
         case Break():
-            lines.append(f"{pad}Break")
+            lines.append(pad + "Break")
         case Continue():
-            lines.append(f"{pad}Continue")
-        case Return(value=v):
-            lines.append(pad + "Return" + ("" if v is None else f" {dump_expr(v)}"))
+            lines.append(pad + "Continue")
         case _:
             raise TypeError(f"not an INCA-Q statement or declaration: {node!r}")

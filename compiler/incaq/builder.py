@@ -58,7 +58,7 @@ class Builder(Transformer_NonRecursive):
         return ast.FuncParam(str(name), typ, byref is not None, self.q.token_loc(name))
 
     def byref(self, meta, children):
-        return str(children[0])
+        return True
 
     def type(self, meta, children):
         base, *dims = children

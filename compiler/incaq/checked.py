@@ -1,9 +1,8 @@
 """The checked AST: what the checker produces and the lowering consumes.
 
-Made of :mod:`.ast` nodes whose names are final INCA-A names, plus nodes of its own (:class:`Seq`,
-:class:`Jump`, :class:`Mark`, and for loops that are left or repeated early :class:`LabeledLoop`,
-:class:`Exit`, :class:`Next`), a symbol table of :class:`Sym`, and the scopes the checker resolves
-names in.
+Made of :mod:`.ast` nodes whose names are final INCA-A names, plus three nodes of its own
+(:class:`Seq`, :class:`Jump`, :class:`Mark`, :class:`TailLoop`), a symbol table of :class:`Sym`, and the scopes the
+checker resolves names in.
 """
 from __future__ import annotations
 
@@ -52,36 +51,16 @@ class Mark:
 
 
 @dataclass(frozen=True)
-class LabeledLoop:
-    """A loop that ``Exit`` / ``Next`` name by ``label``.
+class TailLoop:
+    """An inlined function whose self tail calls became jumps back to ``label``, at its start.
 
-    ``kind`` is ``while`` (test at the top), ``do`` (test at the bottom) or ``loop`` (no test,
-    ``cond`` is None). ``step`` runs after the body and on ``Next``: the increment of a for loop.
-    A ``while`` or ``for`` loop that no ``break`` or ``continue`` leaves stays a plain
-    :class:`~.ast.While` / :class:`~.ast.For`, so its lowering is exactly the spec's.
+    It is a loop whose back edges are those :class:`Jump` s (the lowering places ``label`` and
+    then the body: no instruction of its own); the clobber analysis treats it as a loop that is
+    not counted.
     """
 
-    kind: str
-    cond: Expr | None
+    label: str
     body: tuple
-    label: str
-    step: tuple = ()
-    loc: Loc | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class Exit:
-    """Leave the loop ``label`` (``break``, or a return out of a self-tail-recursive function)."""
-
-    label: str
-    loc: Loc | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class Next:
-    """Go on with the next iteration of loop ``label`` (``continue``, or a self tail call)."""
-
-    label: str
     loc: Loc | None = field(default=None, compare=False)
 
 
@@ -138,13 +117,13 @@ class Scope:
 
 @dataclass
 class Ctx:
-    """Where a ``return`` goes inside the function being inlined."""
+    """Where a ``return`` goes inside the function being inlined, and where a self tail call
+    goes (``top``, the start of its body)."""
 
     func: Func
     ret: Sym | None
     end: str
     jumped: bool = False
-    #: For a function whose self tail calls became a loop: that loop's label, and the symbols
-    #: its parameters are bound to (a tail call assigns them and starts the next iteration).
-    tail_loop: str | None = None
-    bound: tuple[Sym, ...] = ()
+    top: str = "__top"
+    scope: Scope | None = None  # the function's own scope (its parameters' final names)
+    looped: bool = False  # a self tail call jumped to ``top``

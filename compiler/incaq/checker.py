@@ -19,7 +19,7 @@ from .ast import (Assign, Binary, BoolOp, Break, Call, CallStmt, Compare, Contin
                   For, Func, If, IfExpr, Index, Loop, Module, Name, Not, Num, Param, Return, Stmt,
                   TypeRef, Unary, Use, VarDecl, While, nodes, room_for_chains, statements)
 from .checked import Checked, Ctx, Jump, Scope, Seq, Sym
-from .control import ControlFlow, as_cond
+from .flow import Flow
 from .inliner import Inliner
 from .modules import BUILTINS, ModuleLoader, calls_in
 from .params import ParamError, evaluate
@@ -31,7 +31,7 @@ ARITH = {"+", "-", "*", "/", "%"}
 BITWISE = {"&", "|", "^", "<<", ">>"}
 
 
-class Checker(ModuleLoader, Inliner, ControlFlow):
+class Checker(ModuleLoader, Inliner, Flow):
     """Checks one kernel with its modules; collects every diagnostic."""
 
     def __init__(self, sources: dict[str, Source], defines: dict[str, int], include: tuple[str, ...],
@@ -47,9 +47,6 @@ class Checker(ModuleLoader, Inliner, ControlFlow):
         self.params: dict[str, int] = {}
         self.calls: dict[str, int] = {}
         self.recursive: set[str] = set()
-        self.tail_recursive: set[str] = set()  # self-recursive by tail calls only: become loops
-        self.loops: list[list] = []  # [label, named by a break or continue] of enclosing loops
-        self.loop_count = 0
         self.modules: set[str] = set()
         self.broken_modules = False  # a module was missing or did not parse
         self.poisoned: set[str] = set()  # params whose value could not be computed
@@ -181,18 +178,20 @@ class Checker(ModuleLoader, Inliner, ControlFlow):
                     self.error(s, f"assigning an f64 value to the i64 location '{_text(t)}' would "
                                "truncate it", "convert explicitly with i64(...)")
                 elif tt == "f64":
-                    self.no_boolean(value, v, f"the location '{_text(t)}'")
+                    self.no_truth(value, f"assigned to the f64 location '{_text(t)}'")
                 return pre + [Assign(target, value, s.loc)]
+            case CallStmt(call=c) if ctx is not None and self.is_tail_call(c, ctx):
+                return self.tail_call(c, scope, ctx)
             case CallStmt(call=c):
                 if c.func in BUILTINS:
                     self.error(c, f"the result of {c.func}() is not used")
                     return []
-                if ctx is not None and ctx.tail_loop and c.func == ctx.func.name:
-                    return self.tail_call(c, scope, ctx)
                 pre, _, _ = self.call(c, scope, want_value=False)
                 return pre
-            case While() | DoWhile() | Loop() | Break() | Continue():
-                return self.loop_stmt(s, scope, ctx)
+            case While(cond=c, body=b):
+                cond = self.cond(c, scope)
+                body = self.loop_block(b, scope, ctx)
+                return [While(cond, tuple(body), s.loc)] if cond is not None else []
             case If(cond=c, then=t, orelse=o):
                 cond = self.cond(c, scope)
                 then = self.block(t, scope, ctx)
@@ -207,18 +206,18 @@ class Checker(ModuleLoader, Inliner, ControlFlow):
                     self.error(hi, "the bound of a for loop cannot call a function",
                                "compute it into a scalar before the loop")
                 var = self.target(Name(v, s.loc), scope, "i64")
-                label, exits, body = self.loop_body(b, scope, ctx)
+                body = self.loop_block(b, scope, ctx)
                 if var is None or lo_c is None or hi_c is None:
                     return []
                 if self.symbols[var.id].dtype != "i64":
                     self.error(s, f"loop variable '{v}' must be i64")
-                if exits:
-                    return pre_lo + self.for_with_exits(s, var, lo_c, hi_c, body, label)
                 return pre_lo + [For(var.id, lo_c, hi_c, tuple(body), s.loc)]
             case Return(value=v):
                 return self.ret(s, v, scope, ctx)
             case VarDecl():
                 return self.var_decl(s, scope)
+            case DoWhile() | Loop() | Break() | Continue():
+                return self.flow_stmt(s, scope, ctx)
         self.error(s, "this declaration is only allowed at the top level of a file")
         return []
 
@@ -228,12 +227,12 @@ class Checker(ModuleLoader, Inliner, ControlFlow):
             self.error(s, "'return' outside a function")
             return []
         out: list = []
+        if isinstance(v, Call) and self.is_tail_call(v, ctx):
+            return self.tail_call(v, scope, ctx)
         if v is not None:
             if ctx.ret is None:
                 self.error(s, f"function '{ctx.func.name}' has no return type, so it cannot return a value",
                            f"declare it as func {ctx.func.name}(...) -> f64")
-            elif ctx.tail_loop and isinstance(v, Call) and v.func == ctx.func.name:
-                return self.tail_call(v, scope, ctx)
             else:
                 pre, value, vt = self.expr(v, scope)
                 if value is not None:
@@ -241,12 +240,11 @@ class Checker(ModuleLoader, Inliner, ControlFlow):
                         self.error(v, f"function '{ctx.func.name}' returns i64 but this value is f64",
                                    "convert explicitly with i64(...)")
                     elif ctx.ret.dtype == "f64":
-                        self.no_boolean(value, v, f"the result of '{ctx.func.name}'")
+                        self.no_truth(value, f"returned by the f64 function '{ctx.func.name}'")
                     out = pre + [Assign(Name(ctx.ret.name, s.loc), value, s.loc)]
         elif ctx.ret is not None:
             self.error(s, f"function '{ctx.func.name}' must return an {ctx.ret.dtype} value")
-        # A final return just falls through, unless the body became a loop (self tail calls).
-        if ctx.tail_loop or not (ctx.func.body and ctx.func.body[-1] is s):
+        if not (ctx.func.body and ctx.func.body[-1] is s):  # a final return just falls through
             ctx.jumped = True
             out.append(Jump(ctx.end, s.loc))
         return out
@@ -362,8 +360,8 @@ class Checker(ModuleLoader, Inliner, ControlFlow):
                     return pa + pb, None, "i64"
                 if ca is None or cb is None:
                     return pa + pb, None, "i64"
-                if "f64" in (ta, tb) and not (self.no_boolean(ca, a, f"the other operand of '{op}'")
-                                              and self.no_boolean(cb, b, f"the other operand of '{op}'")):
+                if "f64" in (ta, tb) and (self.no_truth(ca, f"an operand of '{op}' with an f64")
+                                          or self.no_truth(cb, f"an operand of '{op}' with an f64")):
                     return pa + pb, None, "i64"
                 return pa + pb, Binary(op, ca, cb, e.loc), "f64" if "f64" in (ta, tb) else "i64"
             case Compare(op=op, left=a, right=b):
@@ -373,7 +371,7 @@ class Checker(ModuleLoader, Inliner, ControlFlow):
                     return pa + pb, None, "i64"
                 return pa + pb, Compare(op, ca, cb, e.loc), "i64"
             case BoolOp() | Not():
-                return self.logic_value(e, scope)
+                return self.truth_value(e, scope)
             case IfExpr():
                 return self.if_value(e, scope)
             case Call():
@@ -381,17 +379,14 @@ class Checker(ModuleLoader, Inliner, ControlFlow):
         self.error(e, "unexpected expression")
         return [], None, "i64"
 
-    def cond(self, e: Expr, scope: Scope, operand: bool = False):
-        """Check a condition: comparisons combined with and/or/not. Calls inside stay as Seq.
-
-        An operand of and/or/not may also be any i64 value, true when it is not 0 (a flag).
-        """
+    def cond(self, e: Expr, scope: Scope):
+        """Check a condition: comparisons combined with and/or/not. Calls inside stay as Seq."""
         match e:
             case BoolOp(op=op, left=a, right=b):
-                ca, cb = self.cond(a, scope, True), self.cond(b, scope, True)
+                ca, cb = self.cond_operand(a, scope), self.cond_operand(b, scope)
                 return BoolOp(op, ca, cb, e.loc) if ca is not None and cb is not None else None
             case Not(operand=x):
-                cx = self.cond(x, scope, True)
+                cx = self.cond_operand(x, scope)
                 return Not(cx, e.loc) if cx is not None else None
             case Compare(op=op, left=a, right=b):
                 pa, ca, _ = self.expr(a, scope)
@@ -403,12 +398,7 @@ class Checker(ModuleLoader, Inliner, ControlFlow):
                 if pb:
                     cb = Seq(tuple(pb), cb, b.loc)
                 return Compare(op, ca, cb, e.loc)
-        pre, value, t = self.expr(e, scope)
-        if operand and value is not None and t == "i64":
-            return as_cond(Seq(tuple(pre), value, e.loc) if pre else value)
-        if operand and value is not None:
-            self.logic_operand(e, t, "and', 'or' or 'not")
-            return None
+        self.expr(e, scope)
         self.error(e, "a condition must be a comparison", "e.g. while x > 0 do { ... }")
         return None
 

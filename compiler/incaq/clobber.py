@@ -12,24 +12,22 @@ uses, both needing the same fact: *each element of input X is read at most once 
   dimension (no if, no while, no early return around it). An element O never wrote would
   otherwise show X's value instead of 0.
 
+Loops left early count too: a ``do ... while``, a ``loop`` and a function whose tail calls became a
+loop are loops that are not counted; a while loop with a ``continue`` of its own is not counted (it
+skips the step, so its variable may take a value twice); and a ``break``, ``continue`` or early
+return anywhere inside a for loop means its body may not run in full.
+
 "Read at most once" is shown conservatively: X is never written, X is read at exactly one place
 in the program, and that place runs once per iteration of counted loops whose variables index
 distinct dimensions of X with coefficient 1 or -1 (so no element is read twice).
-
-Loops with several exits: ``break`` and early returns only end a loop sooner (fewer reads), but
-they make "certainly writes every element" false, so a place after one in its loop body is not
-trusted to run on each iteration. ``continue`` in a while loop repeats an iteration without its
-increment, so such a loop is not counted; a for loop's ``continue`` runs the increment first, so
-it stays counted. ``do ... while``, ``loop`` and the loops that self tail calls become are never
-counted.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .ast import (Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Not, Num,
-                  Unary, While, nodes)
-from .checked import Checked, Exit, Jump, LabeledLoop, Mark, Next, Seq
+from .ast import (Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile, For, If, IfExpr,
+                  Index, Loop, Name, Not, Num, Unary, While, statements)
+from .checked import Checked, Jump, Mark, Seq, TailLoop
 
 
 @dataclass
@@ -49,10 +47,9 @@ class _Scan:
 
 
 def _assigned(body) -> set[str]:
-    """Scalar names assigned anywhere in a statement list (loop variables included), in every
-    nested loop and in the inlined calls of expressions (through an inout parameter)."""
+    """Scalar names assigned anywhere in a statement list (loop variables included)."""
     out: set[str] = set()
-    for s in nodes(body):
+    for s in statements(body):
         match s:
             case Assign(target=Name(id=n)) | For(var=n):
                 out.add(n)
@@ -68,6 +65,8 @@ def _counted_var(loop) -> str | None:
         c, body = loop.cond, loop.body
         if not (isinstance(c, Compare) and c.op == "<" and isinstance(c.left, Name) and body):
             return None
+        if _continues(body):  # `continue` skips the step: the variable would take a value again
+            return None
         v = c.left.id
         if body[-1] != Assign(Name(v), Binary("+", Name(v), Num(1, False))):
             return None
@@ -75,9 +74,19 @@ def _counted_var(loop) -> str | None:
     return None if v in _assigned(body) else v
 
 
+def _continues(body) -> bool:
+    """Whether a loop body has a ``continue`` of its own (not one of a nested loop's)."""
+    for s in body:
+        if isinstance(s, Continue):
+            return True
+        if isinstance(s, If) and (_continues(s.then) or _continues(s.orelse)):
+            return True
+    return False
+
+
 def _has_jump(node) -> bool:
-    """Whether an early return, a break or a continue is anywhere inside a checked node."""
-    if isinstance(node, (Jump, Exit, Next)):
+    """Whether an early exit (a return's Jump, a break or a continue) is anywhere inside a node."""
+    if isinstance(node, (Jump, Break, Continue)):
         return True
     if isinstance(node, tuple):
         return any(_has_jump(n) for n in node)
@@ -114,16 +123,12 @@ def _scan(body, scan: _Scan, loops: tuple, ranges: dict | None = None) -> None:
                 _expr(c, scan, loops, s)
                 _scan(t, scan, loops)
                 _scan(o, scan, loops)
-            case LabeledLoop(kind=kind, cond=c, body=b, label=label, step=step):
-                continues = any(isinstance(n, Next) and n.label == label for n in nodes(b))
-                counted = None
-                if kind == "while" and (step or not continues):
-                    counted = _counted_var(While(c, tuple(b) + tuple(step)))
-                inner = loops + (counted,)
-                if c is not None:
-                    _expr(c, scan, inner, s)
-                _scan(tuple(b) + tuple(step), scan, inner)
-            case Jump() | Mark() | Exit() | Next():
+            case DoWhile(body=b, cond=c):
+                _scan(b, scan, loops + (None,))
+                _expr(c, scan, loops + (None,), s)
+            case Loop(body=b) | TailLoop(body=b):
+                _scan(b, scan, loops + (None,))
+            case Jump() | Mark() | Break() | Continue():
                 pass
 
 

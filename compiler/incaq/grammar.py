@@ -17,15 +17,15 @@ from ...lang.diagnostics import Diagnostic, Loc, Source
 #: The reserved words of INCA-Q (``i64``/``f64`` are types and the conversion functions).
 KEYWORDS = frozenset(
     "param input output inout var use func while do if then else for in return and or not "
-    "loop break continue i64 f64".split()
+    "loop break continue "
+    "i64 f64".split()
 )
 
 class Layout(PostLex):
     """Post-lexer for the layout rules that a regular lexer cannot express.
 
     A newline (token ``_NL``; one token covers a run of blank lines) is dropped inside ( ) and [ ],
-    before '{' or 'else', which never start a statement, and between the '}' of a ``do`` body and
-    its ``while``. '{' and '}' reset the bracket depth,
+    and before '{' or 'else', which never start a statement. '{' and '}' reset the bracket depth,
     so an unclosed '(' cannot swallow the newlines of the block that follows it.
     """
 
@@ -35,35 +35,34 @@ class Layout(PostLex):
         """Filter the lexer's tokens (lark's post-lexer protocol)."""
         depth = 0
         held: Token | None = None  # a newline, kept until the next token shows whether it counts
-        # Whether each open '{' starts the body of a `do` loop, whose '}' may be followed by its
-        # `while` on the next line (nothing else may follow a do body, so nothing is ambiguous).
-        # Such a `do` starts a statement; the `do` of `while c do {` follows an expression.
-        do_bodies: list[bool] = []
-        prev: str | None = None  # the type of the last token passed on
-        do_loop = closed_do = False
+        # For `do { ... }` + newline + `while c`: which open '{' belong to a `do` statement, and
+        # whether the last token closed one (then a newline before 'while' does not count).
+        do_blocks: list[bool] = []
+        prev, after_do = "_NL", False
         for tok in stream:
             if tok.type == "_NL":
                 if depth == 0 and held is None:
                     held = tok
                 continue
             if held is not None:
-                if tok.type not in ("LBRACE", "ELSE") and not (tok.type == "WHILE" and closed_do):
+                if tok.type not in ("LBRACE", "ELSE") and not (after_do and tok.type == "WHILE"):
                     yield held
                     prev = "_NL"
                 held = None
-            closed_do = False
             if tok.type in ("LPAR", "LSQB"):
                 depth += 1
             elif tok.type in ("RPAR", "RSQB"):
                 depth = max(0, depth - 1)
-            elif tok.type == "LBRACE":
+            elif tok.type in ("LBRACE", "RBRACE"):
                 depth = 0
-                do_bodies.append(do_loop)
-            elif tok.type == "RBRACE":
-                depth = 0
-                closed_do = bool(do_bodies) and do_bodies.pop()
-            do_loop = tok.type == "DO" and prev in (None, "_NL", "_SEMI", "LBRACE", "RBRACE")
-            prev = tok.type
+            after_do = False
+            if tok.type == "LBRACE":
+                do_blocks.append(prev == "DO_STMT")
+            elif tok.type == "RBRACE" and do_blocks:
+                after_do = do_blocks.pop()
+            # a `do` where a statement starts (not the `do` of `while c do`)
+            prev = "DO_STMT" if tok.type == "DO" and prev in ("_NL", "_SEMI", "LBRACE", "RBRACE") \
+                else tok.type
             yield tok
         if held is not None:
             yield held

@@ -18,8 +18,8 @@ from typing import Iterable, Mapping
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Source
 from ...lang.program import Decl, Program
-from .ast import (Assign, CallStmt, DoWhile, For, Func, If, Loop, Module, Name, Num, Param,
-                  TypeRef, Use, VarDecl, While)
+from .ast import (Assign, CallStmt, DoWhile, For, Func, If, Loop, Module, Name, Num, Param, TypeRef,
+                  Use, VarDecl, While)
 from .checked import Sym
 from .checker import BUILTINS, Checker
 from .lower import lower

@@ -1,21 +1,22 @@
 """Function calls: builtins stay, user functions are inlined (a mixin of the checker).
 
-Scalars are passed by value (each argument is assigned to a renamed local), arrays and ``inout``
-scalars by reference (the parameter name is bound to the caller's location), locals are renamed
-apart, and a ``return`` assigns the result variable and jumps to the end of the inlined body. The
-body of a function that calls itself only in tail position becomes a loop (:mod:`.control`).
+Scalars are passed by value (each argument is assigned to a renamed local), arrays by reference
+(the parameter name is bound to the caller's array), locals are renamed apart, and a ``return``
+assigns the result variable and jumps to the end of the inlined body.
 """
 from __future__ import annotations
 
 from ...lang.diagnostics import did_you_mean
-from .ast import Assign, Break, Call, Expr, For, Func, If, Index, Loop, Name, Return, statements
-from .checked import Ctx, Exit, LabeledLoop, Mark, Scope, Seq, Sym
+from .ast import (Assign, Break, Call, Expr, For, Func, If, Index, Loop, Name, Num, Return,
+                  statements)
+from .checked import Ctx, Mark, Scope, Seq, Sym, TailLoop
 from .modules import BUILTINS
+from .tailcalls import TailCalls
 
 MAX_DEPTH = 100  # blocks nested through inlined calls; the passes after this one recurse
 
 
-class Inliner:
+class Inliner(TailCalls):
     """Checks calls and inlines user functions."""
 
     def call(self, c: Call, scope: Scope, want_value: bool) -> tuple[list, Expr | None, str]:
@@ -67,16 +68,16 @@ class Inliner:
         pre: list = []
         ok = True
         for p, a in zip(f.params, c.args):
+            if p.inout and not p.type.dims:
+                if not self.bind_scalar(p, a, scope, inner, f):
+                    ok = False
+                    self.declare(inner, Sym(p.name, "scalar", p.type.base, loc=p.loc), p.name)
+                continue
             if p.type.dims:
                 if not self.bind_array(p, a, scope, inner, f):
                     ok = False  # check the body against a stand-in, not a missing name
                     self.declare(inner, Sym(p.name, "array", p.type.base, (None,) * len(p.type.dims),
                                             loc=p.loc), p.name)
-                continue
-            if p.by_ref:
-                if not self.bind_scalar(p, a, scope, inner, f):
-                    ok = False
-                    self.declare(inner, Sym(p.name, "scalar", p.type.base, loc=p.loc), p.name)
                 continue
             pa, ca, ta = self.expr(a, scope)
             if ca is None:
@@ -86,8 +87,8 @@ class Inliner:
                 self.error(a, f"argument '{p.name}' of '{f.name}' is i64 but this value is f64",
                            "convert explicitly with i64(...)")
                 ok = False
-            elif p.type.base == "f64":
-                self.no_boolean(ca, a, f"parameter '{p.name}' of '{f.name}'")
+            elif p.type.base == "f64" and self.no_truth(ca, f"the f64 argument '{p.name}' of '{f.name}'"):
+                ok = False
             sym = self.declare(inner, Sym(p.name, "scalar", p.type.base, loc=p.loc, implicit=True),
                                p.name)
             pre += pa + [Assign(Name(sym.name, a.loc), ca, a.loc)]
@@ -95,8 +96,12 @@ class Inliner:
         if f.ret is not None:
             ret = self.declare(inner, Sym("ret", "scalar", f.ret.base, loc=f.loc, implicit=True),
                                "return value")
-        ctx = Ctx(f, ret, self.fresh(f"{f.name}{n}_end"))
+        ctx = Ctx(f, ret, self.fresh(f"{f.name}{n}_end"), top=self.fresh(f"{f.name}{n}_top"))
         body = self.function_body(f, inner, ctx)
+        if ctx.looped:
+            body = [TailLoop(ctx.top, tuple(body), f.loc)]
+        if ret is not None and not always_returns(f.body):
+            self.error(f, f"function '{f.name}' can reach its end without returning a value")
         if ctx.jumped:
             body.append(Mark(ctx.end, f.loc))
         if not ok:
@@ -106,42 +111,35 @@ class Inliner:
             return pre + body, None, "i64"
         return [], Seq(tuple(pre + body), result, c.loc), ret.dtype
 
-    def function_body(self, f: Func, inner: Scope, ctx: Ctx) -> list:
-        """Check a function body (breaks and continues stay inside it); a self-tail-recursive
-        body becomes ``loop { body }``, which a tail call continues and a return leaves."""
-        if f.name in self.tail_recursive:
-            self.loop_count += 1
-            ctx.tail_loop = f"loop#{self.loop_count}"
-            ctx.bound = tuple(inner.lookup(p.name) for p in f.params)
-        saved, self.loops = self.loops, []
-        body = self.block(f.body, inner, ctx)
-        self.loops = saved
-        if ctx.ret is not None and not always_returns(f.body):
-            self.error(f, f"function '{f.name}' can reach its end without returning a value")
-        if ctx.tail_loop:
-            falls_off = [] if always_returns(f.body) else [Exit(ctx.tail_loop, f.loc)]
-            body = [LabeledLoop("loop", None, tuple(body + falls_off), ctx.tail_loop, (), f.loc)]
-        return body
+    def function_body(self, f: Func, scope: Scope, ctx: Ctx) -> list:
+        """Check a function's body; the caller's loops do not reach into it (break, continue)."""
+        loops, self.loops = self.loops, 0
+        try:
+            return self.block(f.body, scope, ctx)
+        finally:
+            self.loops = loops
 
     def bind_scalar(self, p, a, scope: Scope, inner: Scope, f: Func) -> bool:
-        """Pass a scalar by reference (``inout``): the argument must be a variable of its type."""
+        """Pass a scalar by reference (``inout``): the parameter names the caller's variable."""
         sym = scope.lookup(a.id) if isinstance(a, Name) else None
         if sym is None or sym.kind != "scalar":
-            what = ("a param, a compile-time constant" if sym is not None and sym.kind == "param"
-                    else "an array" if sym is not None else
-                    f"'{a.id}', which is not defined" if isinstance(a, Name) else "a value")
-            self.error(a, f"argument '{p.name}' of '{f.name}' is inout, so it must be a scalar "
-                       f"variable, not {what}",
-                       "assign the value to a variable first, pass the variable, and read it after")
+            if isinstance(a, Name) and sym is None:
+                self.error(a, f"'{a.id}' is not defined", "an inout argument must be a variable "
+                           f"that exists before the call, e.g. {a.id} = 0")
+            else:
+                what = {"param": "a param, a compile-time constant", "array": "an array"}.get(
+                    sym.kind if sym else "", "a literal" if isinstance(a, Num) else "an expression")
+                self.error(a, f"argument '{p.name}' of '{f.name}' is inout, so it must be a scalar "
+                           f"variable, and this is {what}",
+                           "assign the value to a variable first and pass the variable")
             return False
         if sym.dtype != p.type.base:
             self.error(a, f"argument '{p.name}' of '{f.name}' is an inout {p.type.base}, but "
-                       f"'{a.id}' is {sym.dtype}", "inout passes the location itself, so the types "
-                       "must be the same")
+                       f"'{a.id}' is {sym.dtype}", "an inout argument must have exactly its type")
             return False
         if sym.role == "input" and not self.clobber and p.name in written_scalars(f.body):
-            self.error(a, f"'{a.id}' is an input, but '{f.name}' writes its parameter '{p.name}'",
-                       "declare it inout, or compile with --clobber to compute over inputs")
+            self.error(a, f"'{a.id}' is an input, but '{f.name}' writes its inout parameter "
+                       f"'{p.name}'", "declare it inout, or compile with --clobber")
             return False
         inner.names[p.name] = sym
         return True
@@ -176,6 +174,9 @@ class Inliner:
         for p in f.params:
             if p.name in scope.names:
                 self.error(p, f"function '{f.name}' has two parameters named '{p.name}'")
+            if p.inout and p.type.dims:
+                self.error(p, f"'{p.name}' is an array, and arrays are always passed by reference",
+                           f"write {p.name}: {p.type.base}[...] without 'inout'")
             dims = self.dims(p.type) if p.type.dims else ()
             shape = dims or ()
             scope.names[p.name] = Sym(f"__{p.name}", "array" if p.type.dims else "scalar",
@@ -185,6 +186,8 @@ class Inliner:
         if ret is not None:
             self.symbols["__ret"] = ret
         self.function_body(f, scope, Ctx(f, ret, "__end"))
+        if ret is not None and not always_returns(f.body):
+            self.error(f, f"function '{f.name}' can reach its end without returning a value")
         self.symbols = saved
 
 
@@ -203,21 +206,17 @@ def always_returns(stmts) -> bool:
 
 def _breaks(stmts) -> bool:
     """Whether a break leaves the loop whose body is ``stmts`` (not one of its inner loops)."""
-    for s in stmts:
-        if isinstance(s, Break):
-            return True
-        if isinstance(s, If) and (_breaks(s.then) or _breaks(s.orelse)):
-            return True
-    return False
-
-
-def written_scalars(stmts) -> set[str]:
-    """Names of scalars a statement list assigns or counts with (calls are checked when inlined)."""
-    return {s.target.id if isinstance(s, Assign) else s.var for s in statements(stmts)
-            if (isinstance(s, Assign) and isinstance(s.target, Name)) or isinstance(s, For)}
+    return any(isinstance(s, Break) or (isinstance(s, If) and (_breaks(s.then) or _breaks(s.orelse)))
+               for s in stmts)
 
 
 def written_arrays(stmts) -> set[str]:
     """Names of arrays whose elements a statement list assigns (calls are checked when inlined)."""
     return {s.target.base for s in statements(stmts)
             if isinstance(s, Assign) and isinstance(s.target, Index)}
+
+
+def written_scalars(stmts) -> set[str]:
+    """Names of scalars a statement list assigns (loop variables included)."""
+    return {s.target.id if isinstance(s, Assign) else s.var for s in statements(stmts)
+            if (isinstance(s, Assign) and isinstance(s.target, Name)) or isinstance(s, For)}

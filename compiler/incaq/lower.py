@@ -6,28 +6,35 @@
 - ``a OP b`` into t: a into t (``PUTL t, a`` if simple), b to an operand s, ``OP t, t, s``
 - ``while a REL b do {S}``: ``top: PUTL r0, a; REL r0, r0, b; BLEZ r0, exit; S; JMP top; exit:``
 - ``if``: ``PUTL r0, a; REL r0, r0, b; BLEZ r0, else; S1; JMP end; else: S2; end:``
+- the loops left early and the truth and ``if`` values: lower_flow.py
 
 Temporaries are typed: ``r<n>`` belongs to the first type that uses it, and a temporary of the
 other type with the same number is ``r<n>_i64`` / ``r<n>_f64``, so i64 arithmetic never passes
 through an f64 location. A sub-expression of another type than its temporary is evaluated in its
 own type first and converted with PUTL. Comparisons are done in the promoted type of their operands.
-
-Loops with exits, break and continue, boolean and if values are lowered by the mixin of
-:mod:`.lower_control`.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from ...lang.diagnostics import Loc
 from ...lang.inference import infer_scalar_types
 from ...lang.program import Affine, Decl, Imm, Instr, Operand, Program, Ref
-from .ast import (Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Not, Num,
-                  Unary, While, room_for_chains)
-from .checked import Checked, Exit, Jump, LabeledLoop, Mark, Next, Seq, Sym, type_of
-from .lower_control import NEGATED, ControlLowering, Label as _Label
+from .ast import (Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile, For, If, Index,
+                  Loop, Name, Not, Num, Unary, While, room_for_chains)
+from .checked import Checked, Jump, Mark, Seq, Sym, TailLoop, type_of
+from .lower_flow import NEGATED, FlowLowering
 
 ALU = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "&": "AND", "|": "OR",
        "^": "XOR", "<<": "SHL", ">>": "SHR", "min": "MIN", "max": "MAX"}
 REL = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
+
+
+@dataclass(eq=False)
+class _Label:
+    """A position in the instruction stream, resolved to an instruction number at the end."""
+
+    name: str
 
 
 def _simple(e) -> bool:
@@ -43,7 +50,7 @@ def _binary_parts(e):
     return None
 
 
-class Lowerer(ControlLowering):
+class Lowerer(FlowLowering):
     """Emits the instructions of one checked kernel."""
 
     def __init__(self, checked: Checked, name: str, inplace: frozenset[str] = frozenset(),
@@ -56,8 +63,10 @@ class Lowerer(ControlLowering):
         self.temps: dict[tuple[int, str], str] = {}
         self.next = 1
         self.marks: dict[str, _Label] = {}
-        self.exits: dict[str, tuple[_Label, _Label]] = {}  # loop label -> (continue, exit)
         self.loc: Loc | None = None
+        self.loops: list[tuple[_Label, _Label]] = []  # (continue, break) targets, innermost last
+        self.base = 0  # temporaries below this number are live (statements run inside a value)
+        self.in_expr = 0  # > 0 while a condition is tested inside a value (not in r0)
 
     # ---- emission ------------------------------------------------------------------------
 
@@ -69,6 +78,11 @@ class Lowerer(ControlLowering):
     def mark(self, label: _Label) -> None:
         """Place a label before the next instruction."""
         self.items.append(label)
+
+    @staticmethod
+    def label(name: str) -> _Label:
+        """A new label (placed later with :meth:`mark`)."""
+        return _Label(name)
 
     def temp(self, n: int, dtype: str) -> Ref:
         """Temporary number n of a type (see the module docstring for naming)."""
@@ -186,12 +200,8 @@ class Lowerer(ControlLowering):
             self.emit("MAX", t, neg)
         elif isinstance(e, Call) and e.func in ("i64", "f64"):
             self.emit("PUTL", t, self.operand_of(e.args[0]))
-        elif isinstance(e, (BoolOp, Not)):
-            self.logic_into(e, t)
-        elif isinstance(e, IfExpr):
-            self.select_into(e, t)
         else:
-            raise TypeError(f"cannot lower {e!r}")
+            self.eval_flow(e, t)
 
     def promoted(self, a, b) -> str:
         """The type a comparison of a and b is done in."""
@@ -211,12 +221,6 @@ class Lowerer(ControlLowering):
                 return Unary(op, self.hoist(x), e.loc)
             case Call(func=f, args=args):
                 return Call(f, tuple(self.hoist(a) for a in args), e.loc)
-            case BoolOp(op=op, left=a, right=b):  # (the checker keeps calls out of the right side)
-                return BoolOp(op, self.hoist(a), b, e.loc)
-            case Not(operand=x):
-                return Not(self.hoist(x), e.loc)
-            case IfExpr(cond=c, then=a, orelse=b):  # (and out of the branches)
-                return IfExpr(self.hoist(c), a, b, e.loc)
             case Index(base=b, indices=ix):
                 return Index(b, tuple(self.hoist(i) for i in ix), e.loc)
         return e
@@ -224,11 +228,19 @@ class Lowerer(ControlLowering):
     # ---- conditions ------------------------------------------------------------------------
 
     def compare(self, c: Compare, op: str) -> Ref:
-        """``PUTL r0, a; REL r0, r0, b`` (in the promoted type); returns r0."""
+        """``PUTL r0, a; REL r0, r0, b`` (in the promoted type); returns r0.
+
+        Inside a value (an ``if`` value's condition) the test goes to a new temporary instead,
+        and inlined calls in it run where they are evaluated (see lower_flow.py)."""
+        if self.in_expr:
+            r = self.new_temp(self.promoted(c.left, c.right))
+            self.eval_into(c.left, r)
+            self.emit(REL[op], r, self.operand_of(c.right))
+            return r
         c = self.hoist(c)
         self.loc = c.loc
-        self.next = 1
-        r0 = self.temp(0, self.promoted(c.left, c.right))
+        self.next = self.base + 1
+        r0 = self.temp(self.base, self.promoted(c.left, c.right))
         self.eval_into(c.left, r0)
         self.emit(REL[op], r0, self.operand_of(c.right))
         return r0
@@ -284,15 +296,7 @@ class Lowerer(ControlLowering):
             case Assign():
                 self.assign(s)
             case While(cond=c, body=b):
-                top, exit_ = _Label("top"), _Label("exit")
-                self.mark(top)
-                self.branch_false(c, exit_)
-                self.stmts(b)
-                self.loc = s.loc
-                self.emit("JMP", target=top)
-                self.mark(exit_)
-            case If(cond=c, then=(Exit() | Next() as jump,), orelse=()):
-                self.branch_true(c, self.loop_target(jump))  # `if c then { break }`: no JMP
+                self.while_loop(c, b, (), s.loc)
             case If(cond=c, then=t, orelse=o):
                 end = _Label("end")
                 other = _Label("else") if o else end
@@ -308,16 +312,14 @@ class Lowerer(ControlLowering):
                 var = Name(v, s.loc)
                 self.assign(Assign(var, lo, s.loc))
                 step = Assign(var, Binary("+", var, Num(1, False, s.loc), s.loc), s.loc)
-                self.stmt(While(Compare("<", var, hi, s.loc), tuple(b) + (step,), s.loc))
+                self.while_loop(Compare("<", var, hi, s.loc), b, (step,), s.loc)
             case Jump(label=name):
                 self.loc = s.loc
                 self.emit("JMP", target=self.marks.setdefault(name, _Label(name)))
             case Mark(label=name):
                 self.mark(self.marks.setdefault(name, _Label(name)))
-            case LabeledLoop():
-                self.labeled_loop(s)
-            case Exit() | Next():
-                self.loop_jump(s)
+            case DoWhile() | Loop() | Break() | Continue() | TailLoop():
+                self.flow_stmt(s)
             case _:
                 raise TypeError(f"cannot lower {s!r}")
 
@@ -325,10 +327,7 @@ class Lowerer(ControlLowering):
         """The three assignment rules of INCA-Q.md."""
         target, value = self.hoist(s.target), self.hoist(s.value)
         self.loc = s.loc
-        self.next = 1
-        if isinstance(value, IfExpr):
-            self.if_assign(target, value, s.loc)
-            return
+        self.next = self.base + 1
         dest = self.operand(target)
         if _simple(value):
             self.emit("PUTL", dest, self.operand(value))

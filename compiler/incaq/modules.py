@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...lang.diagnostics import DiagnosticError, Source
+from ... import stdlib
+from ...lang.diagnostics import DiagnosticError, Source, short
+from ...lang.userfiles import decode, read_bytes
 from .ast import Call, Func, Module, Use, nodes
+from .tailcalls import tail_call_ids
 
 BUILTINS = {"min": 2, "max": 2, "abs": 1, "i64": 1, "f64": 1}
 
@@ -26,25 +29,27 @@ class ModuleLoader:
                 self._add_func(item)
 
     def _use(self, use: Use, here: Path) -> None:
-        from importlib import resources
-
-        stdlib = Path(str(resources.files("inca.stdlib")))
-        for folder in (here, *map(Path, self.include), stdlib):
-            path = folder / f"{use.name}.incaq"
-            if path.is_file():
-                break
-        else:
-            self.error(use, f"module '{use.name}' not found",
-                       f"looked for {use.name}.incaq in {here or '.'}, the -I folders and the stdlib")
+        found = self._find(use, here)
+        if found is None:
             self.broken_modules = True
             return
+        path, name = found
         key = str(path.resolve())
         if key in self.modules:
             return
         self.modules.add(key)
         from .parser import parse
 
-        src = Source(str(path), path.read_text(encoding="utf-8"))
+        try:
+            # the one bounded reader: a BOM is dropped, a bad byte is reported where it is
+            src = Source(name, decode(read_bytes(str(path)), name))
+        except DiagnosticError as e:
+            if e.diagnostics[0].loc is not None:  # a bad byte, located in the module
+                self.diags.extend(e.diagnostics)
+            else:  # the file as a whole (too large, unreadable): said at the `use`
+                self.error(use, f"cannot read module '{use.name}': {e.diagnostics[0].message}")
+            self.broken_modules = True
+            return
         self.sources[src.name] = src
         try:
             mod = parse(src)
@@ -55,12 +60,30 @@ class ModuleLoader:
         for item in mod.items:
             if not isinstance(item, (Use, Func)):
                 self.error(item, f"module '{use.name}' may only define functions and use modules")
-        self.load_uses(mod, str(path))
+        self.load_uses(mod, str(path))  # its own uses are looked for beside the real file
+
+    def _find(self, use: Use, here: Path) -> tuple[Path, str] | None:
+        """The file of a used module and the name its source locations carry: the path as found
+        for the user's folders (relative stays relative), ``<stdlib>/NAME.incaq`` for the standard
+        library, whose installed path must not reach the output. Not found is an error at the use."""
+        file = f"{use.name}.incaq"
+        for folder in (here, *map(Path, self.include), stdlib.FOLDER):
+            path = folder / file
+            try:
+                if path.is_file():
+                    return path, stdlib.PREFIX + file if folder is stdlib.FOLDER else str(path)
+            except OSError as e:  # e.g. a name longer than the file system allows
+                self.error(use, f"cannot look for module '{short(use.name)}': "
+                                f"{(e.strerror or str(e)).lower()}")
+                return None
+        self.error(use, f"module '{short(use.name)}' not found",
+                   f"looked for {short(file)} in {here}, the -I folders and the stdlib")
+        return None
 
     def _add_func(self, f: Func) -> None:
         if f.name in BUILTINS:
             self.error(f, f"'{f.name}' is a builtin function and cannot be redefined",
-                       f"give yours another name, e.g. my_{f.name}")
+                       f"name yours differently, e.g. '{self._free_name(f.name)}'")
         elif f.name in self.funcs:
             prev = self.funcs[f.name].loc
             self.error(f, f"function '{f.name}' is defined twice",
@@ -68,32 +91,31 @@ class ModuleLoader:
         else:
             self.funcs[f.name] = f
 
+    def _free_name(self, builtin: str) -> str:
+        """A function name like ``builtin`` that no function of the program has (for a hint)."""
+        for name in (f"my_{builtin}", f"{builtin}2", f"user_{builtin}"):
+            if name not in self.funcs:
+                return name
+        return f"{builtin}_"
+
     # ---- recursion -----------------------------------------------------------------------
 
     def find_recursion(self) -> None:
-        """Report every call cycle (the NIC has no call stack; functions are inlined).
-
-        A function that calls itself only in tail position is not a cycle: its body becomes a
-        loop (``tail_recursive``). A self call elsewhere is reported where it is written.
-        """
-        from .control import tail_calls
-
-        graph = {name: sorted(calls_in(f.body) & set(self.funcs)) for name, f in self.funcs.items()}
+        """Report every call cycle (the NIC has no call stack; functions are inlined), except a
+        function calling itself only in tail calls, which become loops (see tailcalls.py)."""
+        self.tail_ids = set()
+        graph = {}
         for name, f in self.funcs.items():
-            if name not in graph[name]:
-                continue
-            tails = tail_calls(f)
-            others = [c for c in nodes(f.body) if isinstance(c, Call) and c.func == name
-                      and id(c) not in tails]
-            for c in others:
-                self.error(c, f"'{name}' calls itself here, and not as a tail call",
-                           "functions are inlined (the NIC has no call stack); only a self call "
-                           f"whose value is returned at once (return {name}(...)) becomes a loop")
-            if others:
+            tails = tail_call_ids(f)
+            self.tail_ids |= tails
+            graph[name] = sorted((calls_in(f.body) & set(self.funcs)) - {name})
+            other = next((n for n in nodes(f.body) if isinstance(n, Call) and n.func == name
+                          and id(n) not in tails), None)
+            if other is not None:
                 self.recursive.add(name)
-            else:
-                self.tail_recursive.add(name)
-            graph[name].remove(name)
+                self.error(other, f"'{name}' calls itself here, and not as a tail call",
+                           f"only a self call in tail position (return {name}(...)) becomes a loop; "
+                           "other recursion cannot be inlined (the NIC has no call stack)")
         state: dict[str, int] = {}
         reported: set[frozenset] = set()
 

@@ -30,7 +30,6 @@ _INFIX = _COMPARE | {
 }
 _STMT_END = frozenset({"_NL", "_SEMI", "RBRACE", "$END"})
 # Accepted exactly where a statement may start.
-# (not DO: it is also what follows a loop condition)
 _STMT_START = frozenset({"VAR", "WHILE", "FOR", "RETURN", "LOOP", "BREAK", "CONTINUE"})
 _TOP_LEVEL_ONLY = {
     "PARAM": "'param' declarations",
@@ -47,7 +46,7 @@ _WORDS = {
     frozenset({"IN"}): "'in' after the loop variable",
     frozenset({"DOTDOT"}): "'..' between the start and the end of the range",
     frozenset({"THEN"}): "'then' after the condition",
-    frozenset({"WHILE"}): "'while' and the loop condition after the body of 'do'",
+    frozenset({"WHILE"}): "'while' and the loop condition after the '}' of a 'do' block",
     frozenset({"ELSE"}): "'else' (an 'if' expression needs a value for both cases)",
     frozenset({"LBRACE", "IF"}): "'{' or 'if' after 'else'",
     frozenset({"ARROW", "LBRACE"}): "'{' to start the function body",

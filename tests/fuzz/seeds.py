@@ -80,6 +80,8 @@ REPL_POOL = [
     ":reset", ":asm", ":incaq", ":{", ":}", ":q", "x = 3", "x = x + 1", "param N = 4",
     "inout V: f64[N]", "var v: i64[2]", "func sq(v: f64) -> f64 { return v * v }",
     "for k in 0 .. N do { V[k] = sq(f64(k)) }", "while i < 3 do {", "  i = i + 1", "}",
+    "do {", "} while i < 6", "while i > 0", "loop {", "break", "continue", "ok = i > 1 and not i == 2",
+    "m = if i > 2 then i else -i", "func inc(inout n: i64) { n = n + 1 }", "inc(i)",
     "use linalg", "use reduce", "use nope", "dot(V, V, 4)", "V[9] = 1.0", "V", "max(V[1], V[2])",
     ".var acc f64", ".input Q i64[4]", "PUTL j, 0", "ADD acc, acc, V[j]", "END", "JMP 1",
 ]

@@ -71,7 +71,7 @@ for i in 2 .. 50 do {
 
 
 @case
-def gcd_by_tail_recursion():
+def gcd_of_pairs_by_tail_recursion():
     a, b = [48, 17, 100, 0, 81, 270], [18, 5, 75, 9, 27, 192]
     return Case("""
 input A: i64[6]
@@ -118,7 +118,7 @@ fill(X, 0, 1)
 
 
 @case
-def binary_search_with_break():
+def binary_search_of_several_keys_with_break():
     a = [1, 3, 4, 7, 9, 11, 15, 20, 22, 31]
     keys = [7, 1, 31, 8, 0, 22]
     found = [a.index(k) if k in a else -1 for k in keys]
@@ -143,7 +143,7 @@ for q in 0 .. 6 do {
 
 
 @case
-def digit_sum_do_while():
+def digit_sums_and_counts_do_while():
     ns = [0, 7, 1234, 99999, 1000000007]
     return Case("""
 input N: i64[5]
