@@ -36,8 +36,11 @@ _AFFINE = re.compile(r"[ \t]*(?:(?P<c>-?(?:0|[1-9][0-9]{0,17}))|(?P<n>[A-Za-z_][
                      r"(?:[ \t]*(?P<s>[+-])[ \t]*(?P<k>0|[1-9][0-9]{0,17}))?)[ \t]*")
 
 
-# Names that are float literals in INCA-A (``inf``, ``nan``): such lines take the parser path.
-_RESERVED_WORD = re.compile(r"(?<![A-Za-z0-9_])(?:inf|nan)(?![A-Za-z0-9_])")
+# Names that are float literals in INCA-A (``inf``, ``nan``) or keywords of its constant
+# expressions (which the parser reads as keywords where an operand may start): such lines take
+# the parser path.
+_RESERVED_WORD = re.compile(
+    r"(?<![A-Za-z0-9_])(?:inf|nan|if|then|else|and|or|not)(?![A-Za-z0-9_])")
 
 
 def _well_formed(operand: str) -> bool:
@@ -128,7 +131,10 @@ class Builder:
         name = m.group("n")
         k = 0 if m.group("k") is None else int(m.group("k")) * (-1 if m.group("s") == "-" else 1)
         if name in self.params:
-            return Affine(self.params[name] + k)
+            value = self.params[name] + k
+            if not I64_MIN <= value <= I64_MAX:  # the parser path reports it, as param arithmetic
+                raise Unrecognised
+            return Affine(value)
         return Affine(k, ((name, 1),))
 
     def index(self, text: str) -> Affine | Slice:

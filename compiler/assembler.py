@@ -9,7 +9,7 @@ and labels resolved, operands built, undeclared scalars typed, and the whole pro
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from importlib import resources
 
@@ -20,6 +20,8 @@ from ..lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you
 from ..lang.inference import infer_scalar_types
 from ..lang.isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form, lookup
 from . import asm_fast
+from .incaq.ast import Binary, BoolOp, Call, Compare, Expr, IfExpr, Name, Not, Num, Unary
+from .incaq.params import ParamError, check_call, evaluate
 from ..lang.program import ROLES, Affine, Decl, Imm, Instr, Operand, Program, Ref, Slice
 
 DIRECTIVES = ROLES + ("param",)
@@ -138,6 +140,21 @@ def _span(node) -> tuple[int, int | None]:
     return 1, None
 
 
+# INCA-A's names for the arithmetic nodes of its grammar, as INCA-Q operators.
+_ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%"}
+# How a diagnostic names an operation that has a run-time scalar among its operands.
+_OPERATION = {Call: "'{e.func}'", Not: "'not'", IfExpr: "'if ... then ... else'"}
+
+
+def _first_dynamic(e: Expr, dynamic: set[int]) -> Name | Num:
+    """The first run-time name or float literal in a node that cannot be evaluated (to name it)."""
+    while not isinstance(e, (Name, Num)):
+        kids = (k for f in fields(e) for v in [getattr(e, f.name)]
+                for k in (v if isinstance(v, tuple) else (v,)))
+        e = next(k for k in kids if id(k) in dynamic)
+    return e
+
+
 class Assembler:
     """Assembles one source; collects every diagnostic before giving up."""
 
@@ -233,49 +250,109 @@ class Assembler:
     # ---- expressions ---------------------------------------------------------------------
 
     def expr(self, t) -> Affine | float:
-        """Evaluate an expression tree to an affine index expression or a float literal."""
+        """Evaluate an expression tree to an affine index expression or a float literal.
+
+        Every part whose names are all .params is computed by INCA-Q's param evaluator, so
+        constant expressions mean the same in both languages; only + - and * by a constant may
+        involve run-time scalars (affine indices such as ``i+1`` or ``2*k``)."""
+        dynamic: set[int] = set()
         try:
-            return self._expr(t)
+            return self._affine(self._ast(t, dynamic), dynamic)
         except RecursionError:
             col, end = _span(t)
             raise _Bad("expression is nested too deeply", col, end) from None
+        except ParamError as e:
+            raise _Bad(e.message, e.node.loc.col, e.node.loc.end_col, e.hint) from None
 
-    def _expr(self, t) -> Affine | float:
-        kind = t.data
-        if kind == "int":
-            return Affine(_int_literal(t.children[0]))
-        if kind == "float":
-            return _float_literal(t.children[0])
-        if kind == "name":
-            name = str(t.children[0])
-            return Affine(self.params[name]) if name in self.params else Affine(0, ((name, 1),))
-        if kind == "neg":
-            v = self._expr(t.children[0])
-            return -v if isinstance(v, float) else v.scale(-1)
-        if kind in ("add", "sub", "mul", "div", "mod"):
-            a, b = (self._expr(c) for c in t.children)
-            col, end = _span(t)
-            if isinstance(a, float) or isinstance(b, float):
-                raise _Bad("float literals cannot take part in arithmetic here", col, end)
-            if kind == "add":
-                return a + b
-            if kind == "sub":
-                return a - b
-            if kind == "mul":
-                if a.is_const:
-                    return b.scale(a.const)
-                if b.is_const:
-                    return a.scale(b.const)
-                raise _Bad(f"'{a}*{b}' is not affine: an index may multiply a name by a constant only",
-                           col, end, "compute the product into a scalar with MUL first")
-            if not (a.is_const and b.is_const):
-                raise _Bad(f"'{'/' if kind == 'div' else '%'}' is allowed between constants only", col, end)
-            if b.const == 0:
-                raise _Bad("division by zero in a constant expression", col, end)
-            q = abs(a.const) // abs(b.const) * (1 if (a.const < 0) == (b.const < 0) else -1)
-            return Affine(q if kind == "div" else a.const - q * b.const)
+    def _ast(self, t, dynamic: set[int]) -> Expr:
+        """The INCA-Q expression node of a parse tree; the ids of nodes that cannot be evaluated
+        at assembly time (they hold a run-time scalar or a float literal) go into ``dynamic``."""
         col, end = _span(t)
-        raise _Bad("unexpected expression", col, end)
+        loc = Loc(self.src.name, 0, col, end)  # only the columns are used (see expr)
+        kind = t.data
+        if kind in ("int", "float"):
+            tok = t.children[0]
+            e: Expr = (Num(_int_literal(tok), False, loc) if kind == "int"
+                       else Num(_float_literal(tok), True, loc))
+            if kind == "float":
+                dynamic.add(id(e))  # floats keep their own value and their own messages
+            return e
+        if kind == "name":
+            e = Name(str(t.children[0]), loc)
+            if e.id not in self.params:
+                dynamic.add(id(e))
+            return e
+        kids = [self._ast(c, dynamic) for c in t.children if hasattr(c, "data")]
+        toks = [str(c) for c in t.children if isinstance(c, str)]  # lark tokens are strings
+        if kind == "neg":
+            x = kids[0]
+            if isinstance(x, Num) and (x.is_float or x.value >= -I64_MAX):
+                # a minus sign before a literal is part of it (as in INCA-Q), so
+                # -9223372036854775808 is a literal and not the negation of one beyond i64
+                e = Num(-x.value, x.is_float, loc)
+            else:
+                e = Unary("-", x, loc)
+        elif kind in _ARITH:
+            e = Binary(_ARITH[kind], *kids, loc)
+        elif kind == "binary":
+            e = Binary(toks[0], *kids, loc)
+        elif kind == "compare":
+            e = Compare(toks[0], *kids, loc)
+        elif kind in ("and_op", "or_op"):
+            e = BoolOp(kind[:-3], *kids, loc)
+        elif kind == "not_op":
+            e = Not(kids[0], loc)
+        elif kind == "if_expr":
+            e = IfExpr(*kids, loc)
+        elif kind == "call":
+            e = Call(toks[0], tuple(kids), loc)
+        else:
+            raise _Bad("unexpected expression", col, end)
+        if any(id(k) in dynamic for k in kids):
+            dynamic.add(id(e))
+        return e
+
+    def _affine(self, e: Expr, dynamic: set[int]) -> Affine | float:
+        if id(e) not in dynamic:
+            return Affine(evaluate(e, self.params))
+        col, end = e.loc.col, e.loc.end_col
+        match e:
+            case Num(value=v):
+                return v
+            case Name(id=name):
+                return Affine(0, ((name, 1),))
+            case Unary(operand=x):
+                v = self._affine(x, dynamic)
+                return -v if isinstance(v, float) else v.scale(-1)
+            case Binary(op=op, left=left, right=right) if op in "+-*/%":
+                a, b = self._affine(left, dynamic), self._affine(right, dynamic)
+                if isinstance(a, float) or isinstance(b, float):
+                    raise _Bad("float literals cannot take part in arithmetic here", col, end)
+                if op == "+":
+                    return a + b
+                if op == "-":
+                    return a - b
+                if op == "*":
+                    if a.is_const:
+                        return b.scale(a.const)
+                    if b.is_const:
+                        return a.scale(b.const)
+                    raise _Bad(f"'{a}*{b}' is not affine: an index may multiply a name by a constant "
+                               "only", col, end, "compute the product into a scalar with MUL first")
+                if not (a.is_const and b.is_const):
+                    raise _Bad(f"'{op}' is allowed between constants only", col, end)
+                # constant after all (like i-i): still the param evaluator's division
+                return Affine(evaluate(Binary(op, Num(a.const, False, left.loc),
+                                              Num(b.const, False, right.loc), e.loc), {}))
+        if isinstance(e, Call):
+            check_call(e)  # an unknown function or a wrong arity is the first thing to fix
+        what = _OPERATION.get(type(e)) or f"'{getattr(e, 'op', '?')}'"
+        leaf = _first_dynamic(e, dynamic)
+        if isinstance(leaf, Num):
+            raise _Bad("float literals cannot take part in arithmetic here", col, end)
+        raise _Bad(f"{what.format(e=e)} needs constant operands, and '{leaf.id}' is not a .param",
+                   col, end, "only + - and * by a constant may involve run-time scalars "
+                   "(compute the rest into a scalar with instructions)")
 
     def const(self, t, what: str) -> int:
         """An integer constant expression (shapes, params)."""
@@ -334,14 +411,20 @@ class Assembler:
                 raise _Bad(f"array dimension must be positive, not {size}", col, end)
             shape.append(size)
         value: int | float = 0 if dtype == "i64" else 0.0
+        default = None
         if init is not None:
-            if kw != "var":
+            if kw == "output":
                 col, end = _span(init)
-                raise _Bad(f"only .var declarations take an initial value (the host fills .{kw})", col, end)
-            value = self.init_value(init, dtype)
+                raise _Bad("an .output takes no initial value (the kernel computes it)", col, end,
+                           "an .input or .inout value after '=' is its default, a .var's its initial value")
+            if kw == "var":
+                value = self.init_value(init, dtype)
+            else:
+                default = self.init_value(init, dtype)
         alias = self.alias_of(at, kw, dtype, tuple(shape)) if at is not None else None
         self.decls[name] = Decl(name, kw, dtype, tuple(shape), value, alias=alias,
-                                loc=self.src.loc(line.n, name_tok.column, name_tok.end_column))
+                                loc=self.src.loc(line.n, name_tok.column, name_tok.end_column),
+                                default=default)
 
     def alias_of(self, at, kw: str, dtype: str, shape: tuple[int, ...]) -> str:
         """``@ X``: store this location in X's buffer; X must be declared before, alike, not an alias."""

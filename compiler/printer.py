@@ -10,6 +10,8 @@ def decl_text(d: Decl) -> str:
     init = ""
     if d.role == "var" and d.init != 0:
         init = f" = {format_value(d.init, d.dtype)}"
+    elif d.default is not None:
+        init = f" = {format_value(d.default, d.dtype)}"
     at = f" @ {d.alias}" if d.alias else ""
     return f".{d.role} {d.name} {d.dtype}{dims}{at}{init}"
 

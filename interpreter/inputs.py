@@ -135,7 +135,8 @@ def seeded_values(decl: Decl, seed: int) -> list:
 
 
 def gather_inputs(decls: dict[str, Decl], args: list[str], seed: int | None) -> dict[str, list]:
-    """Inputs from ``--input`` arguments, then seeded values for every input not given.
+    """Inputs from ``--input`` arguments, then for every input not given its declared default, else
+    (with a seed) seeded values.
 
     Callers first pass the program through :func:`check_footprint`, which bounds what is made here.
     """
@@ -143,10 +144,13 @@ def gather_inputs(decls: dict[str, Decl], args: list[str], seed: int | None) -> 
     for arg in args:
         name, flat = parse_input(arg, decls)
         values[name] = flat
-    if seed is not None:
-        for d in decls.values():
-            if d.role in ("input", "inout") and d.name not in values:
-                values[d.name] = seeded_values(d, seed)
+    for d in decls.values():
+        if d.role not in ("input", "inout") or d.name in values:
+            continue
+        if d.default is not None:  # a declared default wins over a seed: it is part of the kernel
+            values[d.name] = [d.default] * d.size
+        elif seed is not None:
+            values[d.name] = seeded_values(d, seed)
     return values
 
 

@@ -70,7 +70,8 @@ def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
             if b.alias is not None:
                 nic.alias(b.name, b.alias)
             else:
-                nic.alloc(b.name, b.dtype, b.shape, b.init)
+                # an input the host leaves alone holds its declared default
+                nic.alloc(b.name, b.dtype, b.shape, b.init if b.default is None else b.default)
         for name, values in (inputs or {}).items():
             nic.write(name, values)
         pc, done = nic.ct_alloc(PC), nic.ct_alloc(DONE)

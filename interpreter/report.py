@@ -292,10 +292,11 @@ def _paper(arg: str | None) -> tuple[Path | None, PaperFigures]:
     from .paper import find_paper_dir, load_paper
 
     folder = Path(arg) if arg else find_paper_dir()
-    if arg and not (folder / "runtimes_us.csv").is_file():
-        raise DiagnosticError([Diagnostic("not a folder of the paper's figures (no runtimes_us.csv)",
-                                          file=arg)])
     try:
+        # inside the try: even asking whether a file exists fails on a name too long or a NUL
+        if arg and not (folder / "runtimes_us.csv").is_file():
+            raise DiagnosticError([Diagnostic("not a folder of the paper's figures (no runtimes_us.csv)",
+                                              file=arg)])
         return folder, load_paper(folder)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, csv.Error) as e:
         raise DiagnosticError([Diagnostic(f"cannot read the paper's figures: {e}",

@@ -21,7 +21,7 @@ from ..compiler.frontend import Options, kind_of, load_program, read_source
 from ..compiler.incaq.incremental import Chunk, Context, Definitions, compile_chunk
 from ..compiler.printer import print_program
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean, quote_file
-from ..lang.program import Decl, Instr, Program
+from ..lang.program import Decl, Instr, Program, format_value
 from ..lang.tuples import TupleProgram, encode, listing
 from .debugger import Debugging, Loaded
 from .engine import RuntimeFault, run
@@ -351,10 +351,14 @@ class Session(Debugging):
         for d in keep:
             self.params.pop(d.name, None)
             old = self.decls.get(d.name)
-            if old is None or (old.dtype, old.shape) != (d.dtype, d.shape):
+            if d.default is not None:  # a default follows the params of this load, so always
+                self.values[d.name] = [d.default] * d.size
+            elif old is None or (old.dtype, old.shape) != (d.dtype, d.shape):
                 self.values[d.name] = [d.init] * d.size
             self.decls[d.name] = d
-        rows = [f"  {d.role:<6} {d.name}: {d.dtype}{shape_text(d.shape)}" for d in keep]
+        rows = [f"  {d.role:<6} {d.name}: {d.dtype}{shape_text(d.shape)}"
+                + ("" if d.default is None else f" = {format_value(d.default, d.dtype)} (default)")
+                for d in keep]
         return Reply(f"loaded {path}: {len(tp.tuples)} tuples (not run yet: :set its inputs, "
                      "then :run or :step)\n" + "\n".join(rows))
 

@@ -180,6 +180,13 @@ def check_decls(decls: Sequence[Decl]) -> list[str]:
                     or (target.dtype, target.shape) != (d.dtype, d.shape)):
                 out.append(f"{what} must be a non-var stored in an earlier, non-stored buffer "
                            "of its type and shape")
+        if d.default is not None:
+            if d.role not in ("input", "inout"):
+                out.append(f"{what}: only an input or inout has a default")
+            elif isinstance(d.default, float) != (d.dtype == "f64"):
+                out.append(f"{what}: its default is not {d.dtype}")
+            elif d.dtype == "i64" and not I64_MIN <= d.default <= I64_MAX:
+                out.append(f"{what}: default {d.default} does not fit in i64")
         if d.implicit and (d.role != "var" or d.shape or d.init != 0 or d.alias is not None):
             out.append(f"{what}: only a scalar var of initial value 0 can be implicit")
         seen.setdefault(d.name, d)

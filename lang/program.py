@@ -169,6 +169,9 @@ class Decl:
     implicit: bool = False  # an undeclared scalar whose type the assembler inferred
     alias: str | None = None  # stored in the buffer of this other declaration (--clobber)
     loc: Loc | None = field(default=None, compare=False)
+    # An input's (or inout's) value when the host gives none (INCA-Q ``input n: i64 = PAYLOAD``,
+    # INCA-A ``.input n i64 = 128``); None: the host must give it (or a seed makes it).
+    default: int | float | None = None
 
     @property
     def size(self) -> int:

@@ -12,7 +12,7 @@ import json
 import math
 
 from .isa import Update
-from .program import Imm, Ref
+from .program import Imm, Ref, format_value
 from .tuple_model import DONE, FORMAT, PC, Entry, Trigger, Tuple, TupleProgram, encode
 from .tuples_load import load
 
@@ -37,7 +37,8 @@ def listing(tp: TupleProgram) -> str:
     lines = [f"; tuple program {tp.source} ({len(tp.tuples)} tuples, format {FORMAT})"]
     for b in tp.buffers:
         dims = "".join(f"[{n}]" for n in b.shape)
-        lines.append(f"; buffer {b.name}: {b.role} {b.dtype}{dims}")
+        default = "" if b.default is None else f" = {format_value(b.default, b.dtype)} (default)"
+        lines.append(f"; buffer {b.name}: {b.role} {b.dtype}{dims}{default}")
     w = len(str(len(tp.tuples)))
     for t in tp.tuples:
         trig, e = t.trigger, t.entry
@@ -89,7 +90,8 @@ def to_json(tp: TupleProgram) -> str:
             where = f'"{index}:{loc.line}:{loc.col}{end}"'
         rows.append(f'  ["{t.op}", {dest}, {payload}, {where}]')
     buffers = [json.dumps({"name": b.name, "role": b.role, "dtype": b.dtype, "shape": list(b.shape),
-                           "init": json_value(b.init), "implicit": b.implicit, "alias": b.alias},
+                           "init": json_value(b.init), "implicit": b.implicit, "alias": b.alias,
+                           "default": None if b.default is None else json_value(b.default)},
                           allow_nan=False) for b in tp.buffers]
     return (f'{{\n "format": "{FORMAT}",\n "source": {json.dumps(tp.source)},\n'
             f' "files": {json.dumps(list(files))},\n'

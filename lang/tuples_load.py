@@ -110,7 +110,8 @@ def _decode_v2(doc: dict, filename: str) -> tuple[Program, None]:
     _need(isinstance(source, str), "'source' must be a string")
     _need(isinstance(files, list) and all(isinstance(f, str) for f in files),
           "'files' must be a list of file names")
-    decls = _buffers(doc["buffers"], ("name", "role", "dtype", "shape", "init", "implicit", "alias"))
+    decls = _buffers(doc["buffers"], ("name", "role", "dtype", "shape", "init", "implicit", "alias",
+                                      "default"), ("default",))
     rows = doc["tuples"]
     _need(isinstance(rows, list), "'tuples' must be a list")
     operands = _Operands()
@@ -228,7 +229,10 @@ def _buffers(items, keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> li
         _need(isinstance(implicit, bool), f"{what} implicit must be true or false")
         alias = b.get("alias")
         _need(alias is None or isinstance(alias, str), f"{what} alias must be a name or null")
-        out.append(Decl(name, b["role"], b["dtype"], tuple(shape), init, implicit, alias))
+        default = b.get("default")
+        if default is not None:
+            default = _value(default, b["dtype"], f"{what} default")
+        out.append(Decl(name, b["role"], b["dtype"], tuple(shape), init, implicit, alias, default=default))
     return out
 
 

@@ -67,14 +67,16 @@ def filter_(payload: int, inp: Inputs, sequential: bool = True, threshold: int =
 
 
 def matrix_unpack(payload: int, inp: Inputs, sequential: bool = True) -> Outputs:
-    """MPI-style unpack: the packed R x C block P goes to rows 1..R, columns 1..C of M, an
-    (R + 2) x (C + 2) row-major matrix; M's other elements keep their values."""
+    """MPI vector-datatype unpack: packet element k goes to block k // bl at offset k % bl of M,
+    whose blocks start st elements apart; with the kernel's defaults (bl = C, st = C + 2, the
+    whole R x C packet) the packet's rows land in the first C columns of an R x (C + 2) matrix,
+    whose other elements keep their values."""
     rows, cols = shape_2d(elements(payload))
-    width = cols + 2
+    nbytes = inp.get("nbytes", [payload])[0]
+    bl, st = inp.get("bl", [cols])[0], inp.get("st", [cols + 2])[0]
     m = list(inp["M"])
-    for i in range(rows):
-        for j in range(cols):
-            m[(i + 1) * width + (j + 1)] = inp["P"][i * cols + j]
+    for k in range(nbytes // 8):
+        m[(k // bl) * st + k % bl] = inp["P"][k]
     return {"M": m}
 
 

@@ -244,7 +244,7 @@ def test_f64_index_is_rejected():
     (".var x\nEND\n", "'.var x' needs a type, e.g. f64 or i64[16]"),
     (".var x f32\nEND\n", "unknown element type 'f32'"),
     (".vars x f64\nEND\n", "unknown directive '.vars'"),
-    (".input x f64 = 1\nEND\n", "only .var declarations take an initial value (the host fills .input)"),
+    (".output x f64 = 1\nEND\n", "an .output takes no initial value (the kernel computes it)"),
     (".var x i64 = 1.5\nEND\n", "an i64 cannot be initialised with a float"),
     (".var T f64[0]\nEND\n", "array dimension must be positive, not 0"),
     (".var T f64[N]\nEND\n", "an array dimension must be an integer constant ('N' is not a .param)"),
@@ -275,7 +275,7 @@ def test_f64_index_is_rejected():
     (".var x f64\n.var x i64\nEND\n", "'x' is declared twice"),
     (".param N = 1\n.var N f64\nEND\n", "'N' is already a .param"),
     ("PUTL x, 1.5 + 1\nEND\n", "float literals cannot take part in arithmetic here"),
-    (".var T f64[4/0]\nEND\n", "division by zero in a constant expression"),
+    (".var T f64[4/0]\nEND\n", "division by zero in a param expression"),
     ("PUTL x, $\nEND\n", "unexpected character '$'"),
     ("PUTL x, 1 2\nEND\n", "unexpected integer '2'; expected ',' or the end of the line"),
 ])

@@ -318,3 +318,10 @@ def test_a_nul_byte_in_a_repl_path_keeps_the_session():
     s = Session(load_profile("scratchpad"))
     reply = s.feed(":load a\0b.incaq")
     assert reply.error and "NUL byte" in reply.text and "internal error" not in reply.text
+
+
+@pytest.mark.parametrize("paper", ["x" * 300, "a\0b", "examples\n" * 60])
+def test_unusable_paper_folders_are_diagnostics(paper):
+    """Found by the long fuzz run: even asking whether a file is in such a folder raises."""
+    code, _, err = inca("report", "--paper", paper, "--kernels", "dot-product", "--payloads", "128")
+    assert code == 1 and "Traceback" not in err and "error" in err

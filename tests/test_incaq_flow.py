@@ -231,3 +231,11 @@ def test_the_while_of_a_do_may_start_the_next_line_but_nothing_else_may():
     d = e.value.diagnostics[0]
     assert (d.loc.line, d.message) == (4, "expected 'while' and the loop condition after the '}' "
                                           "of a 'do' block")
+
+
+def test_a_tail_call_whose_parameter_was_never_bound(tmp_path):
+    """Found by the long fuzz run: an argument that fails to check leaves its parameter unbound,
+    and the tail call that passes it on must not assume it is there (an internal error before)."""
+    out = diags(tmp_path, "output r: i64\nfunc f(a: i64, b: i64) -> i64 {\n"
+                "    if b == 0 then { return a }\n    return f(b, a % b)\n}\nr = f(q, 2)\n")
+    assert any(d.startswith("6:7: 'q' is not defined") for d in out)

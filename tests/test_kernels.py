@@ -36,7 +36,7 @@ from inca.lang.tuples import TupleProgram
 from kernels_ref import REDUCTIONS, REFERENCES, interval
 
 KERNELS_DIR = Path(__file__).resolve().parents[1] / "examples" / "kernels"
-EXACT = ("dot-product", "hadamard-product", "matrix-transpose", "matrix-multiplication")
+EXACT = ("dot-product", "hadamard-product", "matrix-transpose", "matrix-multiplication", "matrix-unpack")
 NEW = ("filter", "matrix-unpack", "convolution", "linear-interpolation")
 SEEDS = (1, 2, 3)
 
@@ -103,7 +103,7 @@ def test_arbitrary_inputs(kernel):
     tp = program(kernel, payload)
     rng = random.Random(f"arbitrary:{kernel}")
     inputs = {b.name: [rng.uniform(-10, 10) for _ in range(b.size)]
-              for b in tp.buffers if b.role in ("input", "inout")}
+              for b in tp.buffers if b.role in ("input", "inout") and b.default is None}
     got = execute(tp, load_profile("scratchpad"), inputs).outputs
     if kernel not in REDUCTIONS:
         assert got == REFERENCES[kernel](payload, inputs)
@@ -126,16 +126,26 @@ def test_filter_threshold_param():
     assert got == want and 0 < want["n"] < 32
 
 
-def test_matrix_unpack_keeps_the_border():
+def test_matrix_unpack_keeps_the_gaps_between_blocks():
     payload = 128
     tp = program("matrix-unpack", payload)
     inputs = seeded(tp, 1)
+    assert (inputs["nbytes"], inputs["bl"]) == ([payload], [4])  # the defaults, not the seed
     m = run("matrix-unpack", payload).outputs["M"]
     rows, cols = paper.shape_2d(paper.elements(payload))
     width = cols + 2
-    border = [k for k in range(len(m)) if k // width in (0, rows + 1) or k % width in (0, cols + 1)]
-    assert len(border) == 2 * width + 2 * rows
-    assert [m[k] for k in border] == [inputs["M"][k] for k in border]
+    gaps = [k for k in range(len(m)) if k % width >= cols]
+    assert len(gaps) == 2 * rows
+    assert [m[k] for k in gaps] == [inputs["M"][k] for k in gaps]
+
+
+def test_matrix_unpack_takes_its_datatype_at_run_time():
+    """Another datatype through the same compiled kernel: blocks of 3 every 5, 10 elements."""
+    tp = program("matrix-unpack", 128)
+    inputs = seeded(tp, 2) | {"nbytes": [80], "bl": [3], "st": [5]}
+    got = execute(tp, load_profile("scratchpad"), inputs)
+    assert got.outputs["M"] == REFERENCES["matrix-unpack"](128, inputs)["M"]
+    assert got.instructions == 15 * 10 + 6
 
 
 def test_convolution_border_is_zero_padding():
@@ -172,7 +182,7 @@ def test_new_kernel_count_formulas(payload):
     rows, cols = paper.shape_2d(n)
     kept = run("filter", payload).outputs["n"]
     assert run("filter", payload).instructions == 9 * n + 2 * kept + 4
-    assert run("matrix-unpack", payload).instructions == 15 * n + 4
+    assert run("matrix-unpack", payload).instructions == 15 * n + 6
     assert run("convolution", payload).instructions == 40 * rows * cols + 18 * rows + 8
     t = seeded(program("linear-interpolation", payload), 1)["T"]
     floor_fix = sum(1 for v in t if math.trunc(v) > v)
@@ -230,7 +240,7 @@ def test_new_kernels_stay_near_paper():
 MIX_LINE = re.compile(r"^#\s+(paper|this)\s.*at 8 KiB E = (\d+),\s+D = (\d+)$", re.M)
 
 
-@pytest.mark.parametrize("kernel", ["filter", "convolution", "linear-interpolation"])
+@pytest.mark.parametrize("kernel", ["filter", "convolution", "linear-interpolation", "matrix-unpack"])
 def test_header_mixes_are_computed(kernel):
     """Each header's mix lines: the paper's derived from its CSV rows (to the 10 ns the printed
     times resolve), ours from a seeded 8 KiB run."""

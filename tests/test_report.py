@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KERNELS_DIR = ROOT / "examples" / "kernels"
 KERNELS = ("convolution", "dot-product", "filter", "hadamard-product", "linear-interpolation",
            "matrix-multiplication", "matrix-transpose", "matrix-unpack")
-EXACT = ("dot-product", "hadamard-product", "matrix-transpose", "matrix-multiplication")
+EXACT = ("dot-product", "hadamard-product", "matrix-transpose", "matrix-multiplication", "matrix-unpack")
 COLUMNS = ["kernel", "variant", "profile", "payload", "instructions", "time_us",
            "paper_instructions", "paper_time_us"]
 PROFILES = ("scratchpad", "base")

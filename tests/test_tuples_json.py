@@ -80,7 +80,8 @@ def test_json_layout_is_stable():
     assert list(doc) == ["format", "source", "files", "buffers", "tuples"]
     assert doc["format"] == FORMAT == "inca-tuples/2" and doc["source"] == "dot.incaa"
     assert doc["files"] == ["dot.incaa"]
-    assert list(doc["buffers"][0]) == ["name", "role", "dtype", "shape", "init", "implicit", "alias"]
+    assert list(doc["buffers"][0]) == ["name", "role", "dtype", "shape", "init", "implicit", "alias",
+                                        "default"]
     assert doc["tuples"][4] == ["PUTL", "r1", "A[i]", "0:11:3-7"]
     assert doc["tuples"][3][:3] == ["BLEZ", "r0", 10] and doc["tuples"][9][:3] == ["END", None, None]
     assert '\n  ["PUTL", "r1", "A[i]", "0:11:3-7"],\n' in text  # one tuple a line
@@ -94,7 +95,7 @@ def test_non_finite_values_are_strict_json():
         raise AssertionError(f"non-standard JSON constant {name}")
     doc = json.loads(text, parse_constant=refuse)
     w = {"name": "w", "role": "var", "dtype": "f64", "shape": [], "init": "nan", "implicit": False,
-         "alias": None}
+         "alias": None, "default": None}
     assert w in doc["buffers"]
     assert doc["tuples"][3][2] == "inf"
 

@@ -175,12 +175,13 @@ class Param:
 
 @dataclass(frozen=True)
 class VarDecl:
-    """``input|output|inout|var NAME: TYPE [= literal]``; only ``var`` may have ``init``."""
+    """``input|output|inout|var NAME: TYPE [= value]``: a ``var``'s initial value (a literal) or
+    an input's or inout's default (a param expression, or an f64 literal)."""
 
     role: str
     name: str
     type: TypeRef
-    init: Num | None
+    init: "Expr | None"
     loc: Loc = _loc()
 
 

@@ -34,8 +34,8 @@ class Builder(Transformer_NonRecursive):
         return ast.Param(str(name), value, self.q.token_loc(name))
 
     def decl(self, meta, children):
-        role, name, typ = children
-        return ast.VarDecl(role, str(name), typ, None, self.q.token_loc(name))
+        role, name, typ, default = children
+        return ast.VarDecl(role, str(name), typ, default, self.q.token_loc(name))
 
     def var_decl(self, meta, children):
         name, typ, init = children

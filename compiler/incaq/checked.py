@@ -23,6 +23,7 @@ class Sym:
     value: int | float = 0  # a param's value, or a declared initial value
     loc: Loc | None = field(default=None, compare=False)
     implicit: bool = False  # declared by its first assignment, a function parameter or a result
+    default: int | float | None = None  # an input's value when the host gives none
 
 
 @dataclass(frozen=True)

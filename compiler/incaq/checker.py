@@ -140,6 +140,8 @@ class Checker(ModuleLoader, Inliner, Flow):
                        f"first defined at line {prev.line}" if prev else None)
             return []
         shape = self.dims(d.type)
+        if d.role != "var":
+            return self.io_decl(d, scope, shape)
         init = d.init.value if d.init is not None else 0
         if d.init is not None and d.type.base == "i64" and d.init.is_float:
             self.error(d.init, "an i64 cannot be initialised with a float")
@@ -150,6 +152,31 @@ class Checker(ModuleLoader, Inliner, Flow):
         sym = self.declare(scope, sym, d.name)
         if d.init is not None and not top:
             return [Assign(Name(sym.name, d.loc), d.init, d.loc)]
+        return []
+
+    def io_decl(self, d: VarDecl, scope: Scope, shape: tuple) -> list:
+        """An input, output or inout; an input's or inout's ``= expr`` is its default, computed now
+        (a param expression, or a float literal for an f64)."""
+        default = None
+        if d.init is not None:
+            if d.role == "output":
+                self.error(d.init, "an output has no default (the kernel computes it)",
+                           "a default belongs to an input or inout")
+            elif d.type.base == "f64" and isinstance(d.init, Num) and d.init.is_float:
+                default = float(d.init.value)
+            elif isinstance(d.init, Unary) and d.init.op == "-" and isinstance(d.init.operand, Num) \
+                    and d.init.operand.is_float and d.type.base == "f64":
+                default = -float(d.init.operand.value)
+            else:
+                try:
+                    value = evaluate(d.init, self.params)
+                    default = float(value) if d.type.base == "f64" else value
+                except ParamError as e:
+                    self.error(e.node, f"a default must be known at compile time: {e.message}",
+                               e.hint or "write a param expression, e.g. PAYLOAD / 8")
+        sym = Sym(d.name, "array" if shape else "scalar", d.type.base, shape, d.role, 0, d.loc,
+                  default=default)
+        self.declare(scope, sym, d.name)
         return []
 
     # ---- statements ----------------------------------------------------------------------

@@ -152,7 +152,7 @@ def _parse_expr(src: Source, context: Context) -> tuple[Module, str, int]:
 def _decl(s: Sym) -> Decl:
     """A checked symbol as a location (its initial value in its own type)."""
     init = float(s.value) if s.dtype == "f64" else int(s.value)
-    return Decl(s.name, s.role, s.dtype, tuple(s.shape), init)
+    return Decl(s.name, s.role, s.dtype, tuple(s.shape), init, default=s.default)
 
 
 def _decl_node(d: Decl) -> VarDecl:

@@ -386,7 +386,8 @@ class Lowerer(FlowLowering):
         for s in self.syms.values():
             init = float(s.value) if s.dtype == "f64" else int(s.value)
             quiet = s.name in inferred and self.quiet(s, inferred)
-            d = Decl(s.name, s.role, s.dtype, tuple(s.shape), init, quiet, self.aliases.get(s.name), s.loc)
+            d = Decl(s.name, s.role, s.dtype, tuple(s.shape), init, quiet, self.aliases.get(s.name), s.loc,
+                     s.default)
             (implicit if quiet else declared).append(d)
         implicit.sort(key=lambda d: first_use[d.name])
         return tuple(declared + implicit)

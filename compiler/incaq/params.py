@@ -1,8 +1,14 @@
-"""Compile-time evaluation of ``param`` expressions (integers only)."""
+"""Compile-time evaluation of ``param`` expressions (integers only).
+
+This is the one evaluator of constant expressions for both languages: INCA-Q's ``param`` values
+and array dimensions, and INCA-A's ``.param`` values, dimensions and constant operands (the
+assembler builds these nodes from its own parse tree), so the two can never disagree.
+"""
 from __future__ import annotations
 
 import math
 
+from ...lang.diagnostics import did_you_mean
 from ...lang.isa import I64_MAX, I64_MIN
 from .ast import Binary, BoolOp, Call, Compare, Expr, IfExpr, Name, Not, Num, Unary
 
@@ -26,6 +32,10 @@ _BIN = {
     "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
     "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
 }
+# The functions a param expression may call, with their arity.
+FUNCTIONS = {"min": 2, "max": 2, "isqrt": 1, "abs": 1}
+_FUNCTIONS_HINT = "param expressions may use min, max, isqrt, abs and if-then-else"
+
 _REL = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
         ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 
@@ -71,10 +81,8 @@ def _evaluate(e: Expr, params: dict[str, int]) -> int:
             return int(not evaluate(x, params))
         case IfExpr(cond=c, then=t, orelse=f):
             return evaluate(t, params) if evaluate(c, params) else evaluate(f, params)
-        case Call(func=f, args=args) if f in ("min", "max", "isqrt", "abs"):
-            want = 1 if f in ("isqrt", "abs") else 2
-            if len(args) != want:
-                raise ParamError(f"{f} takes {want} argument{'s' * (want > 1)}, not {len(args)}", e)
+        case Call(func=f, args=args):
+            check_call(e)
             vals = [evaluate(a, params) for a in args]
             if f == "isqrt":
                 if vals[0] < 0:
@@ -83,9 +91,19 @@ def _evaluate(e: Expr, params: dict[str, int]) -> int:
             if f == "abs":
                 return abs(vals[0])
             return min(vals) if f == "min" else max(vals)
-        case Call(func=f):
-            raise ParamError(f"'{f}' cannot be used in a param expression", e,
-                             "param expressions may use min, max, isqrt, abs and if-then-else")
     raise ParamError("this cannot be computed at compile time", e,
                      "param expressions use integers, other params, + - * / % << >> & | ^, "
                      "comparisons, and/or/not, min, max, isqrt, abs and if-then-else")
+
+
+def check_call(e: Call) -> None:
+    """Reject a call of anything but a param function, or with the wrong number of arguments.
+
+    Separate from :func:`evaluate` so that the assembler, which leaves expressions over run-time
+    scalars unevaluated, words a misused function exactly as a param expression does."""
+    want = FUNCTIONS.get(e.func)
+    if want is None:
+        raise ParamError(f"'{e.func}' cannot be used in a param expression", e,
+                         did_you_mean(e.func, FUNCTIONS) or _FUNCTIONS_HINT)
+    if len(e.args) != want:
+        raise ParamError(f"{e.func} takes {want} argument{'s' * (want > 1)}, not {len(e.args)}", e)

@@ -60,6 +60,8 @@ class TailCalls:
         moves: list[tuple[str, object]] = []  # (parameter's final name, new value)
         for p, a in zip(f.params, c.args):
             sym = scope.lookup(p.name)
+            if sym is None:  # the parameter was not bound: its argument's error is reported
+                continue
             if p.type.dims or p.inout:
                 if not (isinstance(a, Name) and scope.lookup(a.id) is sym):
                     kind = "an array" if p.type.dims else "an inout"
