@@ -23,9 +23,10 @@ from incaq_cases_arithmetic import CASES as ARITHMETIC
 from incaq_cases_control import CASES as CONTROL
 from incaq_cases_flow import CASES as FLOW
 from incaq_cases_functions import CASES as FUNCTIONS, PARAMS, param_values
+from incaq_cases_benchmarks import CASES as BENCHMARKS
 from incaq_programs_helpers import Case, cmod, merged
 
-CASES = merged(CONTROL, ARITHMETIC, FUNCTIONS, FLOW)
+CASES = merged(CONTROL, ARITHMETIC, FUNCTIONS, FLOW, BENCHMARKS)
 
 
 # ---- running ------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ assigns the result variable and jumps to the end of the inlined body.
 from __future__ import annotations
 
 from ...lang.diagnostics import did_you_mean
-from .ast import Assign, Call, Expr, For, Func, If, Index, Name, Num, Return, statements
+from .ast import (Assign, Break, Call, Expr, For, Func, If, Index, Loop, Name, Num, Return,
+                  statements)
 from .checked import Ctx, Mark, Scope, Seq, Sym, TailLoop
 from .modules import BUILTINS
 from .tailcalls import TailCalls
@@ -198,7 +199,15 @@ def always_returns(stmts) -> bool:
         return True
     if isinstance(last, If):
         return always_returns(last.then) and always_returns(last.orelse)
+    if isinstance(last, Loop):  # an endless loop is only left by a break or a return
+        return not _breaks(last.body)
     return False
+
+
+def _breaks(stmts) -> bool:
+    """Whether a break leaves the loop whose body is ``stmts`` (not one of its inner loops)."""
+    return any(isinstance(s, Break) or (isinstance(s, If) and (_breaks(s.then) or _breaks(s.orelse)))
+               for s in stmts)
 
 
 def written_arrays(stmts) -> set[str]:

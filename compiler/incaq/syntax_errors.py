@@ -176,8 +176,11 @@ class Syntax:
             loc = self.q.after_code(tok.line)
         else:
             loc = self.q.token_loc(tok)
-        message, hint = self._explain(tok, ip.accepts(), stack, opened)
-        return self.q.diag(loc, message, hint), tok.type != "$END"
+        expected = ip.accepts()
+        message, hint = self._explain(tok, expected, stack, opened)
+        # After a do body that lacks its `while`, the body's '}' is still on the parser's stack
+        # unreduced, so recovery would resume inside the body: stop at this error instead.
+        return self.q.diag(loc, message, hint), tok.type != "$END" and expected != {"WHILE"}
 
     def _unterminated(self, innermost: Token) -> Diagnostic:
         """A block still open at the end of the file, pointing at the '{' that most likely lacks
@@ -247,7 +250,8 @@ class Syntax:
             return "'do' after the " + (
                 "end of the range" if loop is not None and loop.type == "FOR" else "loop condition")
         if wanted == {"LBRACE"}:
-            what = {"DO": "the loop body", "THEN": "the 'then' block", "ELSE": "the 'else' block"}
+            what = {"DO": "the loop body", "LOOP": "the loop body", "THEN": "the 'then' block",
+                    "ELSE": "the 'else' block"}
             return "'{' to start " + what.get(prev_type, "the function body")
         if wanted == _AFTER_STMT_NAME and prev_type == "NAME":
             return f"'=' or '(' after '{prev}'"
