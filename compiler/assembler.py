@@ -8,6 +8,7 @@ and labels resolved, operands built, undeclared scalars typed, and the whole pro
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -422,12 +423,17 @@ class Assembler:
             else:
                 default = self.init_value(init, dtype)
         alias = self.alias_of(at, kw, dtype, tuple(shape)) if at is not None else None
+        if alias is not None and init is not None:
+            col, end = _span(init)
+            raise _Bad(f"a view takes no value of its own: it shares the storage of '{alias}'", col, end)
         self.decls[name] = Decl(name, kw, dtype, tuple(shape), value, alias=alias,
                                 loc=self.src.loc(line.n, name_tok.column, name_tok.end_column),
                                 default=default)
 
     def alias_of(self, at, kw: str, dtype: str, shape: tuple[int, ...]) -> str:
-        """``@ X``: store this location in X's buffer; X must be declared before, alike, not an alias."""
+        """``@ X``: this location is a view of X's storage, in a shape of its own with as many
+        elements (``.var M f64[32][32] @ P`` over ``P f64[1024]``); X must be declared before, of
+        the same element type, and not itself a view."""
         tok = at.children[0]
         target = self.decls.get(str(tok))
         if target is None:
@@ -436,13 +442,14 @@ class Assembler:
         if target.alias is not None:
             raise _Bad(f"'{tok}' is itself stored in '{target.alias}'", tok.column, tok.end_column,
                        f"write '@ {target.alias}'")
-        if (target.dtype, target.shape) != (dtype, shape):
-            dims = "".join(f"[{n}]" for n in target.shape)
-            raise _Bad(f"'{tok}' is {target.dtype}{dims}, so it cannot hold this location",
-                       tok.column, tok.end_column, "a location and its storage need the same type")
-        if kw == "var":
-            raise _Bad("only .input, .output and .inout locations can be stored in another's buffer",
-                       tok.column, tok.end_column)
+        dims = "".join(f"[{n}]" for n in target.shape)
+        if target.dtype != dtype:
+            raise _Bad(f"'{tok}' is {target.dtype}{dims}, so it cannot hold this {dtype} location",
+                       tok.column, tok.end_column, "a view and its storage need the same element type")
+        if target.size != math.prod(shape):
+            raise _Bad(f"element count: '{tok}' ({target.dtype}{dims}) has {target.size} elements but "
+                       f"this location has {math.prod(shape)}", tok.column, tok.end_column,
+                       "a view needs the element count of its storage (its shape may differ)")
         return str(tok)
 
     def init_value(self, t, dtype: str) -> int | float:

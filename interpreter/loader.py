@@ -68,7 +68,7 @@ def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
     try:
         for b in tp.buffers:
             if b.alias is not None:
-                nic.alias(b.name, b.alias)
+                nic.alias(b.name, b.alias, b.shape)
             else:
                 # an input the host leaves alone holds its declared default
                 nic.alloc(b.name, b.dtype, b.shape, b.init if b.default is None else b.default)

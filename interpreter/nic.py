@@ -129,14 +129,20 @@ class NIC:
         self.buffers[name] = buf
         return buf
 
-    def alias(self, name: str, of: str) -> Buffer:
-        """Bind ``name`` to the buffer already bound as ``of`` (one storage, two names)."""
+    def alias(self, name: str, of: str, shape: tuple[int, ...] | None = None) -> Buffer:
+        """Bind ``name`` as a view of the buffer already bound as ``of``: one storage (and one
+        use of memory), two names, each with its own shape (``None``: ``of``'s)."""
         if name in self.buffers:
             raise NICError(f"buffer '{name}' is already bound")
         if of not in self.buffers:
             raise NICError(f"cannot bind '{name}' to unbound buffer '{of}'")
-        self.buffers[name] = self.buffers[of]
-        return self.buffers[of]
+        target = self.buffers[of]
+        shape = target.shape if shape is None else tuple(shape)
+        if math.prod(shape) != len(target.data):
+            raise NICError(f"view '{name}' has {math.prod(shape)} elements but '{of}' has {len(target.data)}")
+        view = Buffer(name, target.dtype, shape, target.memory, target.data)
+        self.buffers[name] = view
+        return view
 
     def write(self, name: str, values: list) -> None:
         """Host writes a buffer's elements (flat, row-major), converting to its element type."""

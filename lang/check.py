@@ -176,10 +176,12 @@ def check_decls(decls: Sequence[Decl]) -> list[str]:
             out.append(f"{what}: initial value {d.init} does not fit in i64")
         if d.alias is not None:
             target = seen.get(d.alias)
-            if (target is None or target.alias is not None or d.role == "var"
-                    or (target.dtype, target.shape) != (d.dtype, d.shape)):
-                out.append(f"{what} must be a non-var stored in an earlier, non-stored buffer "
-                           "of its type and shape")
+            if (target is None or target.alias is not None or target.dtype != d.dtype
+                    or target.size != d.size):
+                out.append(f"{what} must be a view of an earlier buffer that is not itself a view, "
+                           "with its element type and element count")
+            if d.init != 0 or d.default is not None:
+                out.append(f"{what}: a view takes no value of its own (it shares its storage's)")
         if d.default is not None:
             if d.role not in ("input", "inout"):
                 out.append(f"{what}: only an input or inout has a default")

@@ -159,7 +159,7 @@ def test_output_stored_in_an_input_buffer():
     assert p.decl("H").alias == "A"
     assert assemble_text(print_program(p)) == p
     assert only_error(".input A f64[2]\n.output H f64[3] @ A\nEND\n").message == \
-        "'A' is f64[2], so it cannot hold this location"
+        "element count: 'A' (f64[2]) has 2 elements but this location has 3"
     assert only_error(".output H f64[2] @ A\nEND\n").message == "'A' is not declared before this line"
 
 
