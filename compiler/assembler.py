@@ -373,7 +373,8 @@ class Assembler:
         name = str(name_tok)
         typ = next((c for c in rest if getattr(c, "data", None) == "type"), None)
         at = next((c for c in rest if getattr(c, "data", None) == "alias"), None)
-        init = next((c for c in rest if getattr(c, "data", None) not in ("type", "alias")), None)
+        values = [c for c in rest if getattr(c, "data", None) not in ("type", "alias")]
+        init = values[0] if values else None
         if kw not in DIRECTIVES:
             hint = did_you_mean(kw, DIRECTIVES)
             raise _Bad(f"unknown directive '.{kw}'", kw_tok.column, kw_tok.end_column,
@@ -418,7 +419,17 @@ class Assembler:
                 col, end = _span(init)
                 raise _Bad("an .output takes no initial value (the kernel computes it)", col, end,
                            "an .input or .inout value after '=' is its default, a .var's its initial value")
-            if kw == "var":
+            if len(values) > 1:
+                if kw != "var":
+                    col, end = _span(values[1])
+                    raise _Bad(f"only a .var takes a table of values (an .{kw} takes one default)",
+                               col, end)
+                if len(values) != math.prod(shape):
+                    col, end = _span(values[-1])
+                    raise _Bad(f"{len(values)} values for {math.prod(shape)} elements", col, end,
+                               "give one value for every element, or one for all")
+                value = tuple(self.init_value(v, dtype) for v in values)
+            elif kw == "var":
                 value = self.init_value(init, dtype)
             else:
                 default = self.init_value(init, dtype)

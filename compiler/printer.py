@@ -8,7 +8,9 @@ def decl_text(d: Decl) -> str:
     """One declaration directive, e.g. ``.input A f64[4][8]`` or ``.var i i64 = 3``."""
     dims = "".join(f"[{n}]" for n in d.shape)
     init = ""
-    if d.role == "var" and d.init != 0:
+    if isinstance(d.init, tuple):
+        init = " = " + ", ".join(format_value(v, d.dtype) for v in d.init)
+    elif d.role == "var" and d.init != 0:
         init = f" = {format_value(d.init, d.dtype)}"
     elif d.default is not None:
         init = f" = {format_value(d.default, d.dtype)}"

@@ -114,7 +114,7 @@ class NIC:
 
     # ---- memory --------------------------------------------------------------------------
 
-    def alloc(self, name: str, dtype: str, shape: tuple[int, ...], init: int | float = 0) -> Buffer:
+    def alloc(self, name: str, dtype: str, shape: tuple[int, ...], init: int | float | tuple = 0) -> Buffer:
         """Bind a buffer in the memory the profile puts data in; raises NICError when full."""
         if name in self.buffers:
             raise NICError(f"buffer '{name}' is already bound")
@@ -125,7 +125,9 @@ class NIC:
             raise NICError(f"data does not fit in the {memory.capacity}-byte {memory.name}: "
                            f"'{name}' needs {nbytes} bytes and {memory.capacity - memory.used} are free")
         memory.used += nbytes
-        buf = Buffer(name, dtype, tuple(shape), memory, [CONVERT[dtype](init)] * size)
+        convert = CONVERT[dtype]
+        data = [convert(v) for v in init] if isinstance(init, tuple) else [convert(init)] * size
+        buf = Buffer(name, dtype, tuple(shape), memory, data)
         self.buffers[name] = buf
         return buf
 

@@ -354,7 +354,7 @@ class Session(Debugging):
             if d.default is not None:  # a default follows the params of this load, so always
                 self.values[d.name] = [d.default] * d.size
             elif old is None or (old.dtype, old.shape) != (d.dtype, d.shape):
-                self.values[d.name] = [d.init] * d.size
+                self.values[d.name] = list(d.init) if isinstance(d.init, tuple) else [d.init] * d.size
             self.decls[d.name] = d
         rows = [f"  {d.role:<6} {d.name}: {d.dtype}{shape_text(d.shape)}"
                 + ("" if d.default is None else f" = {format_value(d.default, d.dtype)} (default)")

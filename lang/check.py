@@ -170,10 +170,16 @@ def check_decls(decls: Sequence[Decl]) -> list[str]:
             out.append(f"{what} needs positive dimensions")
         if d.role != "var" and d.init != 0:
             out.append(f"{what}: only a var takes an initial value (the host fills .{d.role})")
-        if isinstance(d.init, float) != (d.dtype == "f64"):
-            out.append(f"{what}: its initial value is not {d.dtype}")
-        elif d.dtype == "i64" and not I64_MIN <= d.init <= I64_MAX:
-            out.append(f"{what}: initial value {d.init} does not fit in i64")
+        table = d.init if isinstance(d.init, tuple) else (d.init,)
+        if isinstance(d.init, tuple) and (len(table) != d.size or len(table) < 2):
+            out.append(f"{what}: a table of {len(table)} values for {d.size} elements")
+        for v in table:
+            if isinstance(v, float) != (d.dtype == "f64"):
+                out.append(f"{what}: its initial value is not {d.dtype}")
+                break
+            if d.dtype == "i64" and not I64_MIN <= v <= I64_MAX:
+                out.append(f"{what}: initial value {v} does not fit in i64")
+                break
         if d.alias is not None:
             target = seen.get(d.alias)
             if (target is None or target.alias is not None or target.dtype != d.dtype

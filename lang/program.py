@@ -28,9 +28,13 @@ def _nan_safe(cls):
     Applied over @dataclass, whose own __eq__ and __hash__ it replaces."""
     names = tuple(f.name for f in fields(cls) if f.compare)
 
+    def one(v):
+        if isinstance(v, tuple):  # a constant table
+            return tuple(one(x) for x in v)
+        return _NAN if isinstance(v, float) and v != v else v
+
     def key(self) -> tuple:
-        return tuple(_NAN if isinstance(v, float) and v != v else v
-                     for v in (getattr(self, n) for n in names))
+        return tuple(one(getattr(self, n)) for n in names)
 
     def __eq__(self, other):
         return key(self) == key(other) if other.__class__ is self.__class__ else NotImplemented
@@ -165,7 +169,7 @@ class Decl:
     role: str
     dtype: str
     shape: tuple[int, ...] = ()
-    init: int | float = 0
+    init: int | float | tuple = 0  # one value for every element, or a tuple of one per element
     implicit: bool = False  # an undeclared scalar whose type the assembler inferred
     alias: str | None = None  # stored in the buffer of this other declaration (--clobber)
     loc: Loc | None = field(default=None, compare=False)

@@ -90,7 +90,9 @@ def to_json(tp: TupleProgram) -> str:
             where = f'"{index}:{loc.line}:{loc.col}{end}"'
         rows.append(f'  ["{t.op}", {dest}, {payload}, {where}]')
     buffers = [json.dumps({"name": b.name, "role": b.role, "dtype": b.dtype, "shape": list(b.shape),
-                           "init": json_value(b.init), "implicit": b.implicit, "alias": b.alias,
+                           "init": ([json_value(v) for v in b.init] if isinstance(b.init, tuple)
+                                    else json_value(b.init)),
+                           "implicit": b.implicit, "alias": b.alias,
                            "default": None if b.default is None else json_value(b.default)},
                           allow_nan=False) for b in tp.buffers]
     return (f'{{\n "format": "{FORMAT}",\n "source": {json.dumps(tp.source)},\n'

@@ -224,7 +224,11 @@ def _buffers(items, keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> li
         shape = b["shape"]
         _need(isinstance(shape, list) and all(_is_int(d) and d > 0 for d in shape),
               f"{what} needs a list of positive dimensions")
-        init = _value(b.get("init", 0), b["dtype"], f"{what} init")
+        init = b.get("init", 0)
+        if isinstance(init, list):  # a constant table: one value per element
+            init = tuple(_value(v, b["dtype"], f"{what} init") for v in init)
+        else:
+            init = _value(init, b["dtype"], f"{what} init")
         implicit = b.get("implicit", False)
         _need(isinstance(implicit, bool), f"{what} implicit must be true or false")
         alias = b.get("alias")

@@ -54,6 +54,14 @@ def _loc() -> Loc:
 
 
 @dataclass(frozen=True)
+class Table:
+    """``[1, 2, 4, 8]``: a top-level ``var`` array's initial values, one literal per element."""
+
+    values: tuple["Num", ...]
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
 class Num:
     """A number literal; ``is_float`` tells ``2.0`` from ``2`` (they are equal as Python numbers).
 
@@ -369,6 +377,8 @@ def dump(node: Node) -> str:
 def dump_expr(e: Expr) -> str:
     """One expression as fully parenthesised source text, e.g. ``(a + (b * c))``."""
     match e:
+        case Table(values=vs):
+            return "[" + ", ".join(dump_expr(v) for v in vs) + "]"
         case Num(value=v, is_float=True):
             return repr(float(v))
         case Num(value=v):

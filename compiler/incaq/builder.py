@@ -143,6 +143,9 @@ class Builder(Transformer_NonRecursive):
             return ast.Num(-operand.value, operand.is_float, self.q.meta_loc(meta))
         return ast.Unary("-", operand, self.q.meta_loc(meta))
 
+    def table(self, meta, children):
+        return ast.Table(tuple(children), self.q.meta_loc(meta))
+
     def signed(self, meta, children):
         minus, number = children
         value = self._number(number)

@@ -20,10 +20,16 @@ class Sym:
     dtype: str = "i64"
     shape: tuple[int | None, ...] = ()
     role: str = "var"  # input | output | inout | var
-    value: int | float = 0  # a param's value, or a declared initial value
+    value: int | float | tuple = 0  # a param's value, a declared initial value or table
     loc: Loc | None = field(default=None, compare=False)
     implicit: bool = False  # declared by its first assignment, a function parameter or a result
     default: int | float | None = None  # an input's value when the host gives none
+
+
+def initial_value(s: Sym) -> int | float | tuple:
+    """A location's initial value in its own type: one for all elements, or a constant table."""
+    convert = float if s.dtype == "f64" else int
+    return tuple(convert(v) for v in s.value) if isinstance(s.value, tuple) else convert(s.value)
 
 
 @dataclass(frozen=True)

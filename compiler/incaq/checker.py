@@ -11,13 +11,14 @@ The checked AST's types are in :mod:`.checked`; calls and inlining in :mod:`.inl
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Source, did_you_mean
 from ...lang.isa import I64_MAX, I64_MIN
 from .ast import (Assign, Binary, BoolOp, Break, Call, CallStmt, Compare, Continue, DoWhile, Expr,
                   For, Func, If, IfExpr, Index, Loop, Module, Name, Not, Num, Param, Return, Stmt,
-                  TypeRef, Unary, Use, VarDecl, While, nodes, room_for_chains, statements)
+                  Table, TypeRef, Unary, Use, VarDecl, While, nodes, room_for_chains, statements)
 from .checked import Checked, Ctx, Jump, Scope, Seq, Sym
 from .flow import Flow
 from .inliner import Inliner
@@ -142,6 +143,8 @@ class Checker(ModuleLoader, Inliner, Flow):
         shape = self.dims(d.type)
         if d.role != "var":
             return self.io_decl(d, scope, shape)
+        if isinstance(d.init, Table):
+            return self.table_decl(d, scope, shape, top)
         init = d.init.value if d.init is not None else 0
         if d.init is not None and d.type.base == "i64" and d.init.is_float:
             self.error(d.init, "an i64 cannot be initialised with a float")
@@ -152,6 +155,31 @@ class Checker(ModuleLoader, Inliner, Flow):
         sym = self.declare(scope, sym, d.name)
         if d.init is not None and not top:
             return [Assign(Name(sym.name, d.loc), d.init, d.loc)]
+        return []
+
+    def table_decl(self, d: VarDecl, scope: Scope, shape: tuple, top: bool) -> list:
+        """``var K: i64[4] = [1, 2, 4, 8]``: a constant table, set when the program is loaded (so
+        only at the top level, where no instruction initialises anything)."""
+        values = d.init.values
+        size = math.prod(n for n in shape if n) if shape and all(shape) else None
+        if not top:
+            self.error(d.init, "an array literal initialises only a top-level var",
+                       "declare the table at the top level of the kernel")
+        elif not shape:
+            self.error(d.init, f"'{d.name}' is a scalar; an array literal needs an array")
+        elif size is not None and len(values) != size:
+            self.error(d.init.values[-1] if len(values) > size else d.init,
+                       f"{len(values)} values for the {size} elements of '{d.name}'",
+                       "give one value for every element, or one literal for all")
+        for v in values:
+            if d.type.base == "i64" and v.is_float:
+                self.error(v, "an i64 cannot be initialised with a float")
+            elif not v.is_float:
+                self.literal(v)
+        table = tuple(float(v.value) if d.type.base == "f64" else v.value for v in values)
+        sym = Sym(d.name, "array" if shape else "scalar", d.type.base, shape, d.role,
+                  table if top and size == len(values) else 0, d.loc)
+        self.declare(scope, sym, d.name)
         return []
 
     def io_decl(self, d: VarDecl, scope: Scope, shape: tuple) -> list:

@@ -20,7 +20,7 @@ from ...lang.diagnostics import Diagnostic, DiagnosticError, Source
 from ...lang.program import Decl, Program
 from .ast import (Assign, CallStmt, DoWhile, For, Func, If, Loop, Module, Name, Num, Param, TypeRef,
                   Use, VarDecl, While)
-from .checked import Sym
+from .checked import Sym, initial_value
 from .checker import BUILTINS, Checker
 from .lower import lower
 from .parser import KEYWORDS, parse
@@ -151,7 +151,7 @@ def _parse_expr(src: Source, context: Context) -> tuple[Module, str, int]:
 
 def _decl(s: Sym) -> Decl:
     """A checked symbol as a location (its initial value in its own type)."""
-    init = float(s.value) if s.dtype == "f64" else int(s.value)
+    init = initial_value(s)
     return Decl(s.name, s.role, s.dtype, tuple(s.shape), init, default=s.default)
 
 

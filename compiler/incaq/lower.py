@@ -22,7 +22,7 @@ from ...lang.inference import infer_scalar_types
 from ...lang.program import Affine, Decl, Imm, Instr, Operand, Program, Ref
 from .ast import (Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile, For, If, Index,
                   Loop, Name, Not, Num, Unary, While, room_for_chains)
-from .checked import Checked, Jump, Mark, Seq, Sym, TailLoop, type_of
+from .checked import Checked, Jump, Mark, Seq, Sym, TailLoop, initial_value, type_of
 from .lower_flow import NEGATED, FlowLowering
 
 ALU = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "&": "AND", "|": "OR",
@@ -384,7 +384,7 @@ class Lowerer(FlowLowering):
         first_use = {name: n for n, name in enumerate(inferred)}
         declared, implicit = [], []
         for s in self.syms.values():
-            init = float(s.value) if s.dtype == "f64" else int(s.value)
+            init = initial_value(s)
             quiet = s.name in inferred and self.quiet(s, inferred)
             d = Decl(s.name, s.role, s.dtype, tuple(s.shape), init, quiet, self.aliases.get(s.name), s.loc,
                      s.default)
