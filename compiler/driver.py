@@ -12,6 +12,7 @@ import sys
 from ..lang import __version__
 from ..lang.diagnostics import (EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Diagnostic,
                                 DiagnosticError)
+from .cmdline import parse_command_line
 
 EMITS = ("ast", "asm", "tuples", "json")
 
@@ -53,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``incac`` command."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_command_line(parser, argv)
     if args.isa:
         from ..lang.isa import isa_table_markdown
 

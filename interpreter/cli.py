@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from ..compiler.cmdline import parse_command_line
 from ..compiler.frontend import add_compile_options, any_int, compile_options, positive_int
 from ..lang import __version__
 from ..lang.diagnostics import (EXIT_ERROR, EXIT_FAULT, EXIT_INTERNAL, EXIT_OK, EXIT_STEPS,
@@ -112,7 +113,7 @@ def add_repl_parser(sub) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``inca`` command."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_command_line(parser, argv)
     if args.command is None and argv is None and sys.stdin.isatty() and sys.stdout.isatty():
         # the bare command typed at a terminal; a caller passing argv gets the help instead
         args = parser.parse_args(["repl"])

@@ -325,3 +325,17 @@ def test_unusable_paper_folders_are_diagnostics(paper):
     """Found by the long fuzz run: even asking whether a file is in such a folder raises."""
     code, _, err = inca("report", "--paper", paper, "--kernels", "dot-product", "--payloads", "128")
     assert code == 1 and "Traceback" not in err and "error" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ("incac", "examples/asm/dot-product.incaa", "-D=--"),
+    ("inca", "run", "examples/asm/dot-product.incaa", "--input=--"),
+    ("inca", "run", "examples/asm/dot-product.incaa", "--param=--"),
+    ("inca", "repl", "--param=--"),
+])
+def test_an_option_whose_value_is_a_bare_separator(argv):
+    """Found by the long fuzz run: argparse drops a '--' inside '--opt=--', leaving an empty list
+    where the option's type never ran."""
+    main = driver.main if argv[0] == "incac" else cli.main
+    code, _, err = tool(main, *argv[1:])
+    assert code == 2 and "expected a value, not '--'" in err and "Traceback" not in err
