@@ -144,9 +144,14 @@ def gather_inputs(decls: dict[str, Decl], args: list[str], seed: int | None) -> 
     for arg in args:
         name, flat = parse_input(arg, decls)
         values[name] = flat
+    # a view shares its storage: what the host gives through one name must not be overwritten by
+    # a default or seed written through another, and each storage is made up once
+    storage = {d.name: d.alias or d.name for d in decls.values()}
+    given = {storage[n] for n in values if n in storage}
     for d in decls.values():
-        if d.role not in ("input", "inout") or d.name in values:
+        if d.role not in ("input", "inout") or d.name in values or storage[d.name] in given:
             continue
+        given.add(storage[d.name])
         if d.default is not None:  # a declared default wins over a seed: it is part of the kernel
             values[d.name] = [d.default] * d.size
         elif seed is not None:

@@ -172,7 +172,8 @@ def check_decls(decls: Sequence[Decl]) -> list[str]:
             out.append(f"{what}: only a var takes an initial value (the host fills .{d.role})")
         table = d.init if isinstance(d.init, tuple) else (d.init,)
         if isinstance(d.init, tuple) and (len(table) != d.size or len(table) < 2):
-            out.append(f"{what}: a table of {len(table)} values for {d.size} elements")
+            out.append(f"{what}: a table of {len(table)} value{'s' * (len(table) != 1)} for "
+                       f"{d.size} element{'s' * (d.size != 1)}")
         for v in table:
             if isinstance(v, float) != (d.dtype == "f64"):
                 out.append(f"{what}: its initial value is not {d.dtype}")

@@ -78,3 +78,15 @@ def test_the_loader_applies_the_same_rules():
         assert text != doc
         with pytest.raises(DiagnosticError):
             from_json(text)
+
+
+def test_an_input_given_through_one_name_is_not_overwritten_through_its_view():
+    from inca.interpreter.inputs import gather_inputs
+    tp = encode(assemble_text(".input P f64[16]\n.input M f64[4][4] @ P\n.output s f64\n"
+                              "ADD s, s, M[1][0]\nEND\n"))
+    decls = {b.name: b for b in tp.buffers}
+    inputs = gather_inputs(decls, ["P=" + ",".join(map(str, P))], seed=1)
+    assert set(inputs) == {"P"}  # the seed makes nothing for the view of a given storage
+    assert execute(tp, load_profile("scratchpad"), inputs).outputs == {"s": P[4]}
+    seeded = gather_inputs(decls, [], seed=1)
+    assert set(seeded) == {"P"}  # one storage, seeded once
