@@ -70,20 +70,6 @@ for i in 2 .. 50 do {
 """, {"primes": primes})
 
 
-@case
-def gcd_of_pairs_by_tail_recursion():
-    a, b = [48, 17, 100, 0, 81, 270], [18, 5, 75, 9, 27, 192]
-    return Case("""
-input A: i64[6]
-input B: i64[6]
-output G: i64[6]
-func gcd(a: i64, b: i64) -> i64 {
-    if b == 0 then { return a }
-    return gcd(b, a % b)
-}
-for i in 0 .. 6 do { G[i] = gcd(A[i], B[i]) }
-""", {"G": [math.gcd(x, y) for x, y in zip(a, b)]}, {"A": a, "B": b})
-
 
 @case
 def factorial_and_power_with_accumulators():
@@ -104,42 +90,6 @@ p = power(3, 13, 1)
 """, {"f": math.factorial(15), "p": 3 ** 13})
 
 
-@case
-def tail_recursive_fill_with_an_array():
-    return Case("""
-output X: i64[8]
-func fill(Y: i64[], i: i64, v: i64) {
-    if i >= 8 then { return }
-    Y[i] = v
-    fill(Y, i + 1, v * 2)
-}
-fill(X, 0, 1)
-""", {"X": [2 ** i for i in range(8)]})
-
-
-@case
-def binary_search_of_several_keys_with_break():
-    a = [1, 3, 4, 7, 9, 11, 15, 20, 22, 31]
-    keys = [7, 1, 31, 8, 0, 22]
-    found = [a.index(k) if k in a else -1 for k in keys]
-    return Case("""
-input A: i64[10]
-input K: i64[6]
-output F: i64[6]
-for q in 0 .. 6 do {
-    lo = 0
-    hi = 9
-    F[q] = -1
-    while lo <= hi do {
-        mid = (lo + hi) / 2
-        if A[mid] == K[q] then {
-            F[q] = mid
-            break
-        }
-        if A[mid] < K[q] then { lo = mid + 1 } else { hi = mid - 1 }
-    }
-}
-""", {"F": found}, {"A": a, "K": keys})
 
 
 @case
@@ -241,24 +191,6 @@ j = 8
 past = j < 8 and A[j] > 0
 """, {"i": i, "past": 0}, {"A": a})
 
-
-@case
-def push_through_an_inout_counter():
-    a = [5, -2, 8, 0, -7, 3, 6, -1]
-    evens = [v for v in a if v % 2 == 0]
-    return Case("""
-input A: i64[8]
-output E: i64[8]
-output n: i64
-func push(out: i64[], inout k: i64, v: i64) {
-    out[k] = v
-    k = k + 1
-}
-n = 0
-for i in 0 .. 8 do {
-    if A[i] % 2 == 0 then { push(E, n, A[i]) }
-}
-""", {"E": evens + [0] * (8 - len(evens)), "n": len(evens)}, {"A": a})
 
 
 @case
