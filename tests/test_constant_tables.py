@@ -3,8 +3,6 @@
 (``var K: i64[4] = [1, 2, 4, 8]``); set when the program is loaded, at no instruction."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
@@ -17,6 +15,7 @@ from inca.interpreter.loader import execute
 from inca.interpreter.profiles import load_profile
 from inca.lang.diagnostics import DiagnosticError
 from inca.lang.tuples import encode, from_json, to_json
+from tool_helpers import tool
 
 # Horner's rule over a coefficient table, and a population count through a table of bits.
 KERNEL = """\
@@ -89,10 +88,8 @@ def test_incaa_misuse(text, message):
 ])
 def test_incaq_misuse(tmp_path, text, message):
     (tmp_path / "k.incaq").write_text(text)
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = driver.main([str(tmp_path / "k.incaq"), "-o", "-"])
-    assert code == 1 and message in err.getvalue() and "^" in err.getvalue()
+    code, _, err = tool(driver.main, tmp_path / "k.incaq", "-o", "-")
+    assert code == 1 and message in err and "^" in err
 
 
 def test_the_loader_checks_a_table_like_the_assembler():

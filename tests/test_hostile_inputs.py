@@ -8,7 +8,6 @@ used to allocate without end or hang, so passing at all proves the check comes b
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import pickle
 import resource
@@ -22,6 +21,7 @@ import pytest
 from inca.compiler import driver
 from inca.interpreter import cli
 from inca.lang.diagnostics import Diagnostic, DiagnosticError, Loc, quote_file
+from tool_helpers import tool
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "examples" / "kernels"
@@ -30,15 +30,6 @@ HUGE = "9" * 5000  # beyond int()'s 4,300-digit limit
 LIMIT_AS = 1 << 30
 
 
-def tool(main, *argv) -> tuple[int, str, str]:
-    """Run a tool's main() in-process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in argv])
-        except SystemExit as e:  # argparse's usage errors
-            code = e.code
-    return code, out.getvalue(), err.getvalue()
 
 
 def inca(*argv):

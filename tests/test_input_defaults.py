@@ -3,8 +3,6 @@ buffer's ``default`` in tuple JSON; the value an input holds when the host gives
 ``inca run``, the Python API, the REPL and ``inca report``; ``--seed`` does not replace it."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
@@ -18,6 +16,7 @@ from inca.interpreter.profiles import load_profile
 from inca.interpreter.session import Session
 from inca.lang.diagnostics import DiagnosticError
 from inca.lang.tuples import encode, from_json, to_json
+from tool_helpers import tool
 
 ASM = """\
 .input  n i64 = 5
@@ -41,14 +40,6 @@ s = s * scale
 """
 
 
-def tool(main, *argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in argv])
-        except SystemExit as e:
-            code = e.code
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_incaa_defaults_are_used_and_round_trip():

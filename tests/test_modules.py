@@ -3,8 +3,6 @@ cannot be read is reported (one diagnostic at the ``use``, or at the bad byte; n
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
@@ -12,16 +10,11 @@ import pytest
 
 from inca.compiler import driver
 from inca.interpreter import cli
+from tool_helpers import tool
 
 KERNEL = "use linalg\ninput A: f64[4]\ninput B: f64[4]\noutput c: f64\nc = dot(A, B, {n})\n"
 
 
-def tool(main, *argv) -> tuple[int, str, str]:
-    """A tool's main() in-process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture
