@@ -30,8 +30,6 @@ HUGE = "9" * 5000  # beyond int()'s 4,300-digit limit
 LIMIT_AS = 1 << 30
 
 
-
-
 def inca(*argv):
     return tool(cli.main, *argv)
 

@@ -40,8 +40,6 @@ s = s * scale
 """
 
 
-
-
 def test_incaa_defaults_are_used_and_round_trip():
     prog = assemble_text(ASM)
     assert [d.default for d in prog.decls] == [5, 2.5, -3, None]

@@ -15,8 +15,6 @@ from tool_helpers import tool
 KERNEL = "use linalg\ninput A: f64[4]\ninput B: f64[4]\noutput c: f64\nc = dot(A, B, {n})\n"
 
 
-
-
 @pytest.fixture
 def here(tmp_path, monkeypatch) -> Path:
     """A fresh current folder, so paths given relative stay relative."""
