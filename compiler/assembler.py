@@ -2,27 +2,27 @@
 
 Lines are parsed one at a time, so every bad line gets its own diagnostic: the common instruction
 shapes by the regular expressions of :mod:`.asm_fast`, everything else (and every line with a
-problem, so diagnostics have one source) with the LALR grammar ``lang/incaa.lark``. Then declarations and ``.param`` constants are collected, instruction numbers
-and labels resolved, operands built, undeclared scalars typed, and the whole program checked with
-:func:`inca.lang.check.check_program`.
+problem, so diagnostics have one source) with the LALR grammar ``lang/incaa.lark``. Then
+declarations and ``.param`` constants are collected (expressions and literals are evaluated by
+:mod:`.asm_exprs`), instruction numbers and labels resolved, operands built, undeclared scalars
+typed, and the whole program checked with :func:`inca.lang.check.check_program`.
 """
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 from ..lang.check import check_program
 from ..lang.gcpause import collector_paused
-from ..lang.numbers import NumberError, parse_float, parse_int
+from ..lang.numbers import NumberError, parse_int
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean
 from ..lang.inference import infer_scalar_types
 from ..lang.isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form, lookup
 from . import asm_fast
-from .incaq.ast import Binary, BoolOp, Call, Compare, Expr, IfExpr, Name, Not, Num, Unary
-from .incaq.params import ParamError, check_call, evaluate
+from .asm_exprs import Bad, const, expr, number, span
 from ..lang.program import ROLES, Affine, Decl, Imm, Instr, Operand, Program, Ref, Slice
 
 DIRECTIVES = ROLES + ("param",)
@@ -38,43 +38,12 @@ _WORDS = {
 _PREFERRED = ("COMMA", "RSQB", "RPAR", "NAME", "INT", "$END", "COLON", "EQUAL", "LSQB")
 
 
-class _Bad(Exception):
-    """A semantic error on one line: message, column span, hint."""
-
-    def __init__(self, message: str, col: int, end_col: int | None = None, hint: str | None = None):
-        super().__init__(message)
-        self.message, self.col, self.end_col, self.hint = message, col, end_col, hint
-
-
 @lru_cache(maxsize=1)
 def _parser():
     from lark import Lark
 
     grammar = resources.files("inca.lang").joinpath("incaa.lark").read_text(encoding="utf-8")
     return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
-
-
-def _int_literal(tok) -> int:
-    """The value of an INT token; a decimal with a leading zero is rejected (no octal in INCA-A)."""
-    text = str(tok)
-    value = _number(parse_int, tok, "integer literal")
-    if len(text) > 1 and text[0] == "0" and text[1].isdigit():
-        raise _Bad(f"integer literal '{text}' has a leading zero", tok.column, tok.end_column,
-                   f"write {value} (INCA-A has no octal literals)")
-    return value
-
-
-def _float_literal(tok) -> float:
-    """The value of a FLOAT token; one beyond f64 (``1e999``) is an error, not infinity."""
-    return _number(lambda t, what: parse_float(t, what, allow_special=True), tok, "float literal")
-
-
-def _number(convert, tok, what: str):
-    """A number token converted by the bounded parser of :mod:`inca.lang.numbers`."""
-    try:
-        return convert(str(tok), what)
-    except NumberError as e:
-        raise _Bad(str(e), tok.column, tok.end_column) from None
 
 
 # The parts of a line that did not parse which still matter: its number, its label, and whether
@@ -122,38 +91,13 @@ def _parts(tree) -> tuple[int | None, int, tuple[str, int] | None, object]:
     lineno = label = None
     col = 1
     if parts and getattr(parts[0], "type", None) == "LINENO":
-        lineno, col = _number(parse_int, parts[0], "instruction number"), parts[0].column
+        lineno, col = number(parse_int, parts[0], "instruction number"), parts[0].column
         parts.pop(0)
     if parts and getattr(parts[0], "data", None) == "label":
         tok = parts[0].children[0]
         label = (str(tok), tok.column)
         parts.pop(0)
     return lineno, col, label, parts[0] if parts else None
-
-
-def _span(node) -> tuple[int, int | None]:
-    meta = getattr(node, "meta", None)
-    if meta is not None and not getattr(meta, "empty", True):
-        return meta.column, meta.end_column
-    col = getattr(node, "column", None)
-    if col is not None:
-        return col, getattr(node, "end_column", None)
-    return 1, None
-
-
-# INCA-A's names for the arithmetic nodes of its grammar, as INCA-Q operators.
-_ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%"}
-# How a diagnostic names an operation that has a run-time scalar among its operands.
-_OPERATION = {Call: "'{e.func}'", Not: "'not'", IfExpr: "'if ... then ... else'"}
-
-
-def _first_dynamic(e: Expr, dynamic: set[int]) -> Name | Num:
-    """The first run-time name or float literal in a node that cannot be evaluated (to name it)."""
-    while not isinstance(e, (Name, Num)):
-        kids = (k for f in fields(e) for v in [getattr(e, f.name)]
-                for k in (v if isinstance(v, tuple) else (v,)))
-        e = next(k for k in kids if id(k) in dynamic)
-    return e
 
 
 class Assembler:
@@ -204,7 +148,7 @@ class Assembler:
                 continue
             try:
                 lineno, col, label, body = _parts(tree)
-            except _Bad as b:
+            except Bad as b:
                 self.error(n, b.col, b.message, b.end_col, b.hint)
                 self._recover(n, text, out)
                 continue
@@ -250,120 +194,6 @@ class Assembler:
 
     # ---- expressions ---------------------------------------------------------------------
 
-    def expr(self, t) -> Affine | float:
-        """Evaluate an expression tree to an affine index expression or a float literal.
-
-        Every part whose names are all .params is computed by INCA-Q's param evaluator, so
-        constant expressions mean the same in both languages; only + - and * by a constant may
-        involve run-time scalars (affine indices such as ``i+1`` or ``2*k``)."""
-        dynamic: set[int] = set()
-        try:
-            return self._affine(self._ast(t, dynamic), dynamic)
-        except RecursionError:
-            col, end = _span(t)
-            raise _Bad("expression is nested too deeply", col, end) from None
-        except ParamError as e:
-            raise _Bad(e.message, e.node.loc.col, e.node.loc.end_col, e.hint) from None
-
-    def _ast(self, t, dynamic: set[int]) -> Expr:
-        """The INCA-Q expression node of a parse tree; the ids of nodes that cannot be evaluated
-        at assembly time (they hold a run-time scalar or a float literal) go into ``dynamic``."""
-        col, end = _span(t)
-        loc = Loc(self.src.name, 0, col, end)  # only the columns are used (see expr)
-        kind = t.data
-        if kind in ("int", "float"):
-            tok = t.children[0]
-            e: Expr = (Num(_int_literal(tok), False, loc) if kind == "int"
-                       else Num(_float_literal(tok), True, loc))
-            if kind == "float":
-                dynamic.add(id(e))  # floats keep their own value and their own messages
-            return e
-        if kind == "name":
-            e = Name(str(t.children[0]), loc)
-            if e.id not in self.params:
-                dynamic.add(id(e))
-            return e
-        kids = [self._ast(c, dynamic) for c in t.children if hasattr(c, "data")]
-        toks = [str(c) for c in t.children if isinstance(c, str)]  # lark tokens are strings
-        if kind == "neg":
-            x = kids[0]
-            if isinstance(x, Num) and (x.is_float or x.value >= -I64_MAX):
-                # a minus sign before a literal is part of it (as in INCA-Q), so
-                # -9223372036854775808 is a literal and not the negation of one beyond i64
-                e = Num(-x.value, x.is_float, loc)
-            else:
-                e = Unary("-", x, loc)
-        elif kind in _ARITH:
-            e = Binary(_ARITH[kind], *kids, loc)
-        elif kind == "binary":
-            e = Binary(toks[0], *kids, loc)
-        elif kind == "compare":
-            e = Compare(toks[0], *kids, loc)
-        elif kind in ("and_op", "or_op"):
-            e = BoolOp(kind[:-3], *kids, loc)
-        elif kind == "not_op":
-            e = Not(kids[0], loc)
-        elif kind == "if_expr":
-            e = IfExpr(*kids, loc)
-        elif kind == "call":
-            e = Call(toks[0], tuple(kids), loc)
-        else:
-            raise _Bad("unexpected expression", col, end)
-        if any(id(k) in dynamic for k in kids):
-            dynamic.add(id(e))
-        return e
-
-    def _affine(self, e: Expr, dynamic: set[int]) -> Affine | float:
-        if id(e) not in dynamic:
-            return Affine(evaluate(e, self.params))
-        col, end = e.loc.col, e.loc.end_col
-        match e:
-            case Num(value=v):
-                return v
-            case Name(id=name):
-                return Affine(0, ((name, 1),))
-            case Unary(operand=x):
-                v = self._affine(x, dynamic)
-                return -v if isinstance(v, float) else v.scale(-1)
-            case Binary(op=op, left=left, right=right) if op in "+-*/%":
-                a, b = self._affine(left, dynamic), self._affine(right, dynamic)
-                if isinstance(a, float) or isinstance(b, float):
-                    raise _Bad("float literals cannot take part in arithmetic here", col, end)
-                if op == "+":
-                    return a + b
-                if op == "-":
-                    return a - b
-                if op == "*":
-                    if a.is_const:
-                        return b.scale(a.const)
-                    if b.is_const:
-                        return a.scale(b.const)
-                    raise _Bad(f"'{a}*{b}' is not affine: an index may multiply a name by a constant "
-                               "only", col, end, "compute the product into a scalar with MUL first")
-                if not (a.is_const and b.is_const):
-                    raise _Bad(f"'{op}' is allowed between constants only", col, end)
-                # constant after all (like i-i): still the param evaluator's division
-                return Affine(evaluate(Binary(op, Num(a.const, False, left.loc),
-                                              Num(b.const, False, right.loc), e.loc), {}))
-        if isinstance(e, Call):
-            check_call(e)  # an unknown function or a wrong arity is the first thing to fix
-        what = _OPERATION.get(type(e)) or f"'{getattr(e, 'op', '?')}'"
-        leaf = _first_dynamic(e, dynamic)
-        if isinstance(leaf, Num):
-            raise _Bad("float literals cannot take part in arithmetic here", col, end)
-        raise _Bad(f"{what.format(e=e)} needs constant operands, and '{leaf.id}' is not a .param",
-                   col, end, "only + - and * by a constant may involve run-time scalars "
-                   "(compute the rest into a scalar with instructions)")
-
-    def const(self, t, what: str) -> int:
-        """An integer constant expression (shapes, params)."""
-        v = self.expr(t)
-        col, end = _span(t)
-        if isinstance(v, float) or not v.is_const:
-            names = "" if isinstance(v, float) else f" ('{v.names[0]}' is not a .param)"
-            raise _Bad(f"{what} must be an integer constant{names}", col, end)
-        return v.const
-
     # ---- declarations --------------------------------------------------------------------
 
     def directive(self, line: _Line) -> None:
@@ -377,56 +207,56 @@ class Assembler:
         init = values[0] if values else None
         if kw not in DIRECTIVES:
             hint = did_you_mean(kw, DIRECTIVES)
-            raise _Bad(f"unknown directive '.{kw}'", kw_tok.column, kw_tok.end_column,
+            raise Bad(f"unknown directive '.{kw}'", kw_tok.column, kw_tok.end_column,
                        (hint.replace("'", "'.", 1) if hint else None) or
                        "directives are " + ", ".join("." + d for d in DIRECTIVES))
         if name in RESERVED:
-            raise _Bad(f"'{name}' is a float literal and cannot name a location", name_tok.column,
+            raise Bad(f"'{name}' is a float literal and cannot name a location", name_tok.column,
                        name_tok.end_column)
         if kw == "param":
             if typ is not None or at is not None or init is None:
-                raise _Bad("write a parameter as '.param NAME = integer'", kw_tok.column)
+                raise Bad("write a parameter as '.param NAME = integer'", kw_tok.column)
             if name in self.params or name in self.decls:
                 what = ".param" if name in self.params else "location"
-                raise _Bad(f"'{name}' is already a {what}", name_tok.column, name_tok.end_column)
-            value = self.defines[name] if name in self.defines else self.const(init, "a .param value")
+                raise Bad(f"'{name}' is already a {what}", name_tok.column, name_tok.end_column)
+            value = self.defines[name] if name in self.defines else const(init, "a .param value", self.params, self.src.name)
             self.params[name] = value
             return
         if name in self.decls:
             prev = self.decls[name].loc
-            raise _Bad(f"'{name}' is declared twice", name_tok.column, name_tok.end_column,
+            raise Bad(f"'{name}' is declared twice", name_tok.column, name_tok.end_column,
                        f"first declared on line {prev.line}" if prev else None)
         if name in self.params:
-            raise _Bad(f"'{name}' is already a .param", name_tok.column, name_tok.end_column)
+            raise Bad(f"'{name}' is already a .param", name_tok.column, name_tok.end_column)
         if typ is None:
-            raise _Bad(f"'.{kw} {name}' needs a type, e.g. f64 or i64[16]", name_tok.end_column)
+            raise Bad(f"'.{kw} {name}' needs a type, e.g. f64 or i64[16]", name_tok.end_column)
         dt_tok = typ.children[0]
         dtype = str(dt_tok)
         if dtype not in DTYPES:
-            raise _Bad(f"unknown element type '{dtype}'", dt_tok.column, dt_tok.end_column,
+            raise Bad(f"unknown element type '{dtype}'", dt_tok.column, dt_tok.end_column,
                        did_you_mean(dtype, DTYPES) or "element types are i64 and f64")
         shape = []
         for dim in typ.children[1:]:
-            size = self.const(dim.children[0], "an array dimension")
+            size = const(dim.children[0], "an array dimension", self.params, self.src.name)
             if size <= 0:
-                col, end = _span(dim)
-                raise _Bad(f"array dimension must be positive, not {size}", col, end)
+                col, end = span(dim)
+                raise Bad(f"array dimension must be positive, not {size}", col, end)
             shape.append(size)
         value: int | float = 0 if dtype == "i64" else 0.0
         default = None
         if init is not None:
             if kw == "output":
-                col, end = _span(init)
-                raise _Bad("an .output takes no initial value (the kernel computes it)", col, end,
+                col, end = span(init)
+                raise Bad("an .output takes no initial value (the kernel computes it)", col, end,
                            "an .input or .inout value after '=' is its default, a .var's its initial value")
             if len(values) > 1:
                 if kw != "var":
-                    col, end = _span(values[1])
-                    raise _Bad(f"only a .var takes a table of values (an .{kw} takes one default)",
+                    col, end = span(values[1])
+                    raise Bad(f"only a .var takes a table of values (an .{kw} takes one default)",
                                col, end)
                 if len(values) != math.prod(shape):
-                    col, end = _span(values[-1])
-                    raise _Bad(f"{len(values)} values for {math.prod(shape)} elements", col, end,
+                    col, end = span(values[-1])
+                    raise Bad(f"{len(values)} values for {math.prod(shape)} elements", col, end,
                                "give one value for every element, or one for all")
                 value = tuple(self.init_value(v, dtype) for v in values)
             elif kw == "var":
@@ -435,8 +265,8 @@ class Assembler:
                 default = self.init_value(init, dtype)
         alias = self.alias_of(at, kw, dtype, tuple(shape)) if at is not None else None
         if alias is not None and init is not None:
-            col, end = _span(init)
-            raise _Bad(f"a view takes no value of its own: it shares the storage of '{alias}'", col, end)
+            col, end = span(init)
+            raise Bad(f"a view takes no value of its own: it shares the storage of '{alias}'", col, end)
         self.decls[name] = Decl(name, kw, dtype, tuple(shape), value, alias=alias,
                                 loc=self.src.loc(line.n, name_tok.column, name_tok.end_column),
                                 default=default)
@@ -448,31 +278,31 @@ class Assembler:
         tok = at.children[0]
         target = self.decls.get(str(tok))
         if target is None:
-            raise _Bad(f"'{tok}' is not declared before this line", tok.column, tok.end_column,
+            raise Bad(f"'{tok}' is not declared before this line", tok.column, tok.end_column,
                        "'@ X' stores this location in the buffer of an earlier declaration X")
         if target.alias is not None:
-            raise _Bad(f"'{tok}' is itself stored in '{target.alias}'", tok.column, tok.end_column,
+            raise Bad(f"'{tok}' is itself stored in '{target.alias}'", tok.column, tok.end_column,
                        f"write '@ {target.alias}'")
         dims = "".join(f"[{n}]" for n in target.shape)
         if target.dtype != dtype:
-            raise _Bad(f"'{tok}' is {target.dtype}{dims}, so it cannot hold this {dtype} location",
+            raise Bad(f"'{tok}' is {target.dtype}{dims}, so it cannot hold this {dtype} location",
                        tok.column, tok.end_column, "a view and its storage need the same element type")
         if target.size != math.prod(shape):
-            raise _Bad(f"element count: '{tok}' ({target.dtype}{dims}) has {target.size} elements but "
+            raise Bad(f"element count: '{tok}' ({target.dtype}{dims}) has {target.size} elements but "
                        f"this location has {math.prod(shape)}", tok.column, tok.end_column,
                        "a view needs the element count of its storage (its shape may differ)")
         return str(tok)
 
     def init_value(self, t, dtype: str) -> int | float:
         """A literal initial value converted to ``dtype``."""
-        v = self.expr(t)
-        col, end = _span(t)
+        v = expr(t, self.params, self.src.name)
+        col, end = span(t)
         if isinstance(v, float):
             if dtype == "i64":
-                raise _Bad("an i64 cannot be initialised with a float", col, end)
+                raise Bad("an i64 cannot be initialised with a float", col, end)
             return v
         if not v.is_const:
-            raise _Bad("an initial value must be a literal", col, end)
+            raise Bad("an initial value must be a literal", col, end)
         self.check_i64(v.const, col, end)
         return v.const if dtype == "i64" else float(v.const)
 
@@ -480,19 +310,19 @@ class Assembler:
     def check_i64(v: int, col: int, end: int | None) -> None:
         """Reject integer literals that do not fit in i64."""
         if not I64_MIN <= v <= I64_MAX:
-            raise _Bad(f"integer {v} does not fit in i64", col, end)
+            raise Bad(f"integer {v} does not fit in i64", col, end)
 
     # ---- instructions --------------------------------------------------------------------
 
     def operand(self, t, n: int) -> Operand:
         """Build an immediate or a reference from an operand tree."""
-        col, end = _span(t)
+        col, end = span(t)
         loc = self.src.loc(n, col, end)
         if getattr(t, "data", None) == "ref":
             name_tok, *idx = t.children
             return Ref(str(name_tok), tuple(self.index(i.children[0], str(name_tok), k)
                                             for k, i in enumerate(idx)), loc)
-        v = self.expr(t)
+        v = expr(t, self.params, self.src.name)
         if isinstance(v, float):
             return Imm(v, "f64", loc)
         if v.is_const:
@@ -500,30 +330,30 @@ class Assembler:
             return Imm(v.const, "i64", loc)
         if v.const == 0 and len(v.terms) == 1 and v.terms[0][1] == 1:
             return Ref(v.terms[0][0], (), loc)
-        raise _Bad(f"operand '{v}' computes a value; operands are literals, names or elements",
+        raise Bad(f"operand '{v}' computes a value; operands are literals, names or elements",
                    col, end, "compute it into a scalar first (PUTL t, i then ADD t, t, 1)")
 
     def index(self, t, array: str, k: int) -> Affine | Slice:
         """An affine index or a slice; omitted slice bounds default to the whole dimension."""
         if getattr(t, "data", None) != "slice":
-            v = self.expr(t)
+            v = expr(t, self.params, self.src.name)
             if isinstance(v, float):
-                col, end = _span(t)
-                raise _Bad("an index must be an integer expression", col, end)
+                col, end = span(t)
+                raise Bad("an index must be an integer expression", col, end)
             return v
         parts = t.children  # [lo] ":" [hi] [":" step]: absent bounds are None
-        col, _ = _span(t)
-        lo = self.expr(parts[0]) if parts[0] is not None else Affine(0)
+        col, _ = span(t)
+        lo = expr(parts[0], self.params, self.src.name) if parts[0] is not None else Affine(0)
         if parts[1] is not None:
-            hi = self.expr(parts[1])
+            hi = expr(parts[1], self.params, self.src.name)
         else:
             decl = self.decls.get(array)
             if decl is None or len(decl.shape) <= k:
-                raise _Bad(f"cannot take the whole dimension of '{array}' here", col)
+                raise Bad(f"cannot take the whole dimension of '{array}' here", col)
             hi = Affine(decl.shape[k])
-        step = self.const(parts[2], "a slice step") if parts[2] is not None else 1
+        step = const(parts[2], "a slice step", self.params, self.src.name) if parts[2] is not None else 1
         if isinstance(lo, float) or isinstance(hi, float):
-            raise _Bad("slice bounds must be integer expressions", col)
+            raise Bad("slice bounds must be integer expressions", col)
         return Slice(lo, hi, step)
 
     def instruction(self, line: _Line, number_of, k: int) -> Instr:
@@ -531,7 +361,7 @@ class Assembler:
         mn_tok, *ops = line.body.children
         spec = lookup(str(mn_tok))
         if spec is None:
-            raise _Bad(f"unknown mnemonic '{mn_tok}'", mn_tok.column, mn_tok.end_column,
+            raise Bad(f"unknown mnemonic '{mn_tok}'", mn_tok.column, mn_tok.end_column,
                        did_you_mean(str(mn_tok).upper(), OPCODES))
         loc = self.src.loc(line.n, mn_tok.column, mn_tok.end_column)
         form, op = spec.form, spec.mnemonic
@@ -539,7 +369,7 @@ class Assembler:
                     Form.NONE: (0,)}[form]
         if len(ops) not in expected:
             usage = f"{op} {form.value}".strip()
-            raise _Bad(f"{op} takes {expected[0]} operand{'s' * (expected[0] != 1)}, not {len(ops)}",
+            raise Bad(f"{op} takes {expected[0]} operand{'s' * (expected[0] != 1)}, not {len(ops)}",
                        mn_tok.column, mn_tok.end_column, f"write '{usage}'")
         if form is Form.NONE:
             return Instr(op, loc=loc)
@@ -551,8 +381,8 @@ class Assembler:
         if form is Form.BINARY and len(ops) == 3:
             mid = self.operand(ops[1], line.n)
             if mid != dest:
-                col, end = _span(ops[1])
-                raise _Bad(f"{op} is two-address: the middle operand must be the destination "
+                col, end = span(ops[1])
+                raise Bad(f"{op} is two-address: the middle operand must be the destination "
                            f"'{dest}', not '{mid}'", col, end,
                            f"copy first: PUTL {dest}, {mid} then {op} {dest}, {dest}, ...")
         return Instr(op, dest=dest, src=self.operand(ops[-1], line.n), loc=loc)
@@ -561,8 +391,8 @@ class Assembler:
         """A destination operand: a name, element or vector, never an immediate."""
         v = self.operand(t, n)
         if isinstance(v, Imm):
-            col, end = _span(t)
-            raise _Bad(f"the first operand of {op} must be a location, not the literal {v}", col, end)
+            col, end = span(t)
+            raise Bad(f"the first operand of {op} must be a location, not the literal {v}", col, end)
         return v
 
     # ---- the whole program ---------------------------------------------------------------
@@ -588,10 +418,10 @@ class Assembler:
                 if ln.label is not None:
                     name, col = ln.label
                     if name in RESERVED:
-                        raise _Bad(f"'{name}' is a float literal and cannot be a label", col,
+                        raise Bad(f"'{name}' is a float literal and cannot be a label", col,
                                    col + len(name))
                     if name in labels or any(p[0] == name for p in pending):
-                        raise _Bad(f"label '{name}' is defined twice", col, col + len(name))
+                        raise Bad(f"label '{name}' is defined twice", col, col + len(name))
                     pending.append((name, col, ln.n))
                 if getattr(ln.body, "data", None) == "directive":
                     self.directive(ln)
@@ -600,7 +430,7 @@ class Assembler:
                     for name, _, _ in pending:
                         labels[name] = len(instr_lines)
                     pending.clear()
-            except _Bad as b:
+            except Bad as b:
                 if getattr(ln.body, "data", None) == "directive":
                     name = str(ln.body.children[1])
                     if name not in self.decls and name not in self.params:
@@ -615,16 +445,16 @@ class Assembler:
                        "put an instruction (END, say) after it")
 
         def number_of(t, n: int) -> int:
-            v = self.expr(t)
-            col, end = _span(t)
+            v = expr(t, self.params, self.src.name)
+            col, end = span(t)
             if isinstance(v, Affine) and v.is_const:
                 return v.const
             if isinstance(v, Affine) and len(v.terms) == 1 and v.const == 0 and v.terms[0][1] == 1:
                 name = v.terms[0][0]
                 if name in labels:
                     return labels[name]
-                raise _Bad(f"no label '{name}' in this program", col, end, did_you_mean(name, labels))
-            raise _Bad("a branch target is a line number or a label", col, end)
+                raise Bad(f"no label '{name}' in this program", col, end, did_you_mean(name, labels))
+            raise Bad("a branch target is a line number or a label", col, end)
 
         instrs = []
         fast = asm_fast.Builder(self.src, self.params)
@@ -640,7 +470,7 @@ class Assembler:
                         ln = _Line(ln.n, ln.lineno, ln.lineno_col, ln.label,
                                    _parts(_parser().parse(ln.body.text))[3])
                 instrs.append(self.instruction(ln, number_of, k))
-            except _Bad as b:
+            except Bad as b:
                 self.error(ln.n, b.col, b.message, b.end_col, b.hint)
         if self.broken:  # do not report every use of a name whose declaration was bad
             instrs = [i for i in instrs if not self.broken.intersection(_names_used(i))]
@@ -659,18 +489,18 @@ class Assembler:
     def _check_style(self, ln: _Line, numbered: bool, expect: int, is_instr: bool) -> None:
         if ln.label is not None and numbered:
             name, col = ln.label
-            raise _Bad("this program numbers its lines, so it cannot also use labels", col,
+            raise Bad("this program numbers its lines, so it cannot also use labels", col,
                        col + len(name), "use one style: line numbers or labels")
         if ln.lineno is not None and not numbered:
-            raise _Bad("this program uses labels, so its lines cannot be numbered", ln.lineno_col,
+            raise Bad("this program uses labels, so its lines cannot be numbered", ln.lineno_col,
                        hint="use one style: line numbers or labels")
         if numbered and is_instr and ln.lineno != expect:
-            col = ln.lineno_col if ln.lineno is not None else _span(ln.body)[0]
+            col = ln.lineno_col if ln.lineno is not None else span(ln.body)[0]
             found = f"found {ln.lineno}" if ln.lineno is not None else "the line has none"
-            raise _Bad(f"expected instruction number {expect}, {found}", col,
+            raise Bad(f"expected instruction number {expect}, {found}", col,
                        hint="number the instructions 1, 2, 3, ... in order")
         if ln.lineno is not None and not is_instr:
-            raise _Bad("only instructions are numbered", ln.lineno_col)
+            raise Bad("only instructions are numbered", ln.lineno_col)
 
     def _infer_scalars(self, instrs: list[Instr]) -> dict[str, Decl]:
         """Declare undeclared scalars with the types :func:`infer_scalar_types` gives them."""
