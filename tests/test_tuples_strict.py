@@ -112,7 +112,8 @@ def _mutations(doc):
 VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 70), st.floats(allow_nan=False),
                    st.sampled_from(["", "A", "B[0]", "A[n+1]", "n", "k", "7", "2.0", "inf", "PUTL",
                                     "var", "output", "f64", "i64", "0:1:1-2", "pc", "a b"]),
-                   st.lists(st.integers(-1, 5), max_size=3), st.builds(dict))  # a fresh dict each draw: one object inserted twice could contain itself
+                   # a fresh dict each draw: one shared dict inserted twice could contain itself
+                   st.lists(st.integers(-1, 5), max_size=3), st.builds(dict))
 
 
 @pytest.mark.parametrize("base", [V2, V1], ids=["v2", "v1"])
