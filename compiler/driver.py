@@ -14,12 +14,14 @@ from ..lang.diagnostics import (EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, 
                                 DiagnosticError)
 from .cmdline import parse_command_line
 
-EMITS = ("ast", "asm", "tuples", "json")
+EMITS = ("ast", "loopir", "loopir-opt", "asm", "tuples", "json")
 
 EPILOG = """\
 examples:
   incac kernel.incaq                                write kernel.tuples.json
   incac kernel.incaq -S -o -                        print the INCA-A code (-O0)
+  incac kernel.incaq -O2 -S --remarks               optimise; say what was done and what not
+  incac kernel.incaq -O2 --print-after vectorise    show the loop IR after one pass
   incac kernel.incaq --payload 8192 --stats         compile for 8 KiB inputs, show sizes
   incac examples/asm/dot-product.incaa              write dot-product.tuples.json
   incac kernel.incaa --emit tuples                  print the tuple listing
@@ -40,12 +42,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", dest="output", metavar="OUT", help="output file; - for stdout "
                    "(default: <stem>.tuples.json for json, stdout for other stages)")
     p.add_argument("--emit", choices=EMITS, default=None,
-                   help="stage to output: ast (INCA-Q syntax tree), asm (INCA-A), tuples (listing) "
-                        "or json (default)")
+                   help="stage to output: ast (INCA-Q syntax tree), loopir (the loop IR the "
+                        "optimiser starts from), loopir-opt (the loop IR after the -O level's "
+                        "passes), asm (INCA-A), tuples (listing) or json (default)")
     p.add_argument("-S", dest="emit", action="store_const", const="asm", help="same as --emit asm")
     p.add_argument("--stats", action="store_true",
                    help="print the static instruction count and data footprint per memory")
     p.add_argument("--isa", action="store_true", help="print the instruction set table and exit")
+    p.add_argument("--remarks", action="store_true",
+                   help="print the optimiser's remarks (what each pass did, and what it did not "
+                        "do and why) to stderr")
+    p.add_argument("--print-after", metavar="PASS", action="append", default=[],
+                   help="print the loop IR after optimisation pass PASS to stderr (repeatable; "
+                        "'all' for every pass); the passes are canon, fold, interchange, reduce, "
+                        "vectorise, unroll, dce")
     p.add_argument("--version", action="version", version=f"incac {__version__}")
     add_compile_options(p)
     return p
@@ -63,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.file is None:
         parser.print_usage(sys.stderr)
         print("incac: error: no input file", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        check_print_after(args.print_after)
+    except DiagnosticError as e:  # a bad command line, like argparse's own errors
+        print(e.diagnostics[0].render(), file=sys.stderr)
         return EXIT_USAGE
     try:
         return compile_command(args)
@@ -112,6 +127,41 @@ def emit_ast(args) -> str:
     return dump(parse(read_source(args.file))) + "\n"
 
 
+def check_print_after(names: list[str]) -> None:
+    """Every ``--print-after`` name is a pass (or ``all``), else a diagnostic with a hint."""
+    if not names:
+        return
+    import difflib
+
+    from .opt.pipeline import PASS_NAMES
+
+    for n in names:
+        if n != "all" and n not in PASS_NAMES:
+            close = difflib.get_close_matches(n, PASS_NAMES, 1)
+            hint = f"did you mean '{close[0]}'?" if close else "the passes are " + ", ".join(PASS_NAMES)
+            raise DiagnosticError([Diagnostic(f"--print-after: no pass named '{n}'", hint=hint,
+                                              file="incac")])
+
+
+def emit_loopir(args, options, optimised: bool) -> str:
+    """``--emit loopir`` / ``loopir-opt``: the loop IR before or after the optimiser's passes."""
+    from .frontend import read_source
+    from .incaq.checker import check
+    from .incaq.parser import parse
+    from .opt.ir import Kernel
+    from .opt.pipeline import Level, optimise
+    from .opt.show import show
+
+    if not args.file.endswith(".incaq"):
+        raise DiagnosticError([Diagnostic(f"--emit {args.emit} needs an INCA-Q (.incaq) file",
+                                          file=args.file)])
+    src = read_source(args.file)
+    checked = check(parse(src), src, options.defines, options.include, options.clobber)
+    if optimised:
+        checked = optimise(checked, options.level or Level())
+    return show(Kernel.of(checked))
+
+
 def output_path(args, emit: str) -> str:
     """Where the output goes: ``-o``, else ``<stem>.tuples.json`` for json from a source file,
     else ``-`` (stdout)."""
@@ -129,6 +179,7 @@ def compile_command(args) -> int:
     from ..lang.tuples import encode, listing, to_json
     from ..lang.userfiles import check_output, write_text
     from .frontend import compile_options, load_program
+    from .opt.pipeline import PASS_NAMES, Trace
     from .printer import print_program
 
     options = compile_options(args)
@@ -137,16 +188,24 @@ def compile_command(args) -> int:
     if out != "-":
         check_output(out, "incac", [args.file])  # before compiling: a bad -o fails at once
     prog = None
+    after = PASS_NAMES if "all" in args.print_after else tuple(args.print_after)
+    trace = Trace(after)
     if emit == "ast":
         text = emit_ast(args)
+    elif emit in ("loopir", "loopir-opt"):
+        text = emit_loopir(args, options, emit == "loopir-opt")
     else:
-        prog = load_program(args.file, options)
+        prog = load_program(args.file, options, trace)
         if emit == "asm":
             text = print_program(prog, locations=not args.file.endswith(".incaa"))
         elif emit == "tuples":
             text = listing(encode(prog))
         else:
             text = to_json(encode(prog))
+    for printed in trace.printed:
+        sys.stderr.write(printed)
+    if args.remarks:
+        sys.stderr.write(trace.remarks.text())
     if out == "-":
         sys.stdout.write(text)
     else:

@@ -25,6 +25,16 @@ class Options:
     opt: int = 0
     include: tuple[str, ...] = ()
     clobber: bool = False
+    fast_math: bool = False  # -Ofast or -ffast-math
+
+    @property
+    def level(self):
+        """The optimiser's :class:`~inca.compiler.opt.pipeline.Level` (None at -O0)."""
+        if self.opt == 0 and not self.fast_math:
+            return None
+        from .opt.pipeline import Level
+
+        return Level(self.opt, self.fast_math)
 
 
 def read_source(path: str) -> Source:
@@ -43,8 +53,10 @@ def kind_of(path: str) -> str:
                                       file=path)])
 
 
-def load_program(path: str, options: Options = Options()) -> Program:
-    """The instruction-level program of a source file (a JSON program is decoded back)."""
+def load_program(path: str, options: Options = Options(), trace=None) -> Program:
+    """The instruction-level program of a source file (a JSON program is decoded back);
+    ``trace`` (an :class:`~inca.compiler.opt.pipeline.Trace`) collects the optimiser's remarks
+    and printed stages."""
     kind = kind_of(path)
     src = read_source(path)
     if kind == ".incaa":
@@ -54,7 +66,8 @@ def load_program(path: str, options: Options = Options()) -> Program:
     if kind == ".incaq":
         from .incaq.pipeline import compile_source
 
-        return compile_source(src, options.defines, options.include, options.clobber)
+        return compile_source(src, options.defines, options.include, options.clobber,
+                              options.level, trace)
     return from_json(src.text, path).program()
 
 
@@ -98,12 +111,26 @@ def add_compile_options(p: argparse.ArgumentParser) -> None:
                    default=[], help="set a param (INCA-Q) or .param (INCA-A)")
     p.add_argument("--payload", metavar="BYTES", type=positive_int,
                    help="shorthand for -D PAYLOAD=BYTES")
-    p.add_argument("-O", dest="opt", metavar="LEVEL", type=int, choices=(0, 1, 2), default=0,
-                   help="optimisation level 0, 1 or 2 (default 0; the optimiser is not built yet, "
-                        "so -O1 and -O2 currently produce the -O0 code)")
+    p.add_argument("-O", dest="opt", metavar="LEVEL", type=_level, default=(0, False),
+                   help="optimisation level for INCA-Q: 0 (default, the paper's code), 1 (scalar "
+                        "optimisations), 2 (also vectorisation), fast (-O2 and -ffast-math); "
+                        "-O1 and -O2 keep every output bit, -Ofast agrees with -O0 within "
+                        "rounding only (see docs/optimiser.md)")
+    p.add_argument("-ffast-math", dest="fast_math", action="store_true",
+                   help="let f64 reductions be reassociated, the sign of zero be ignored and values "
+                        "be assumed finite: results agree with -O0 within rounding, not bit for bit")
     p.add_argument("-I", dest="include", metavar="DIR", action="append", default=[],
                    help="add a folder to the module search path")
     p.add_argument("--clobber", action="store_true", help="allow overwriting inputs")
+
+
+def _level(text: str) -> tuple[int, bool]:
+    """argparse type for -O: 0, 1, 2 or fast, as (level, fast-math)."""
+    if text == "fast":
+        return 2, True
+    if text in ("0", "1", "2"):
+        return int(text), False
+    raise argparse.ArgumentTypeError(f"unknown level {text!r} (use 0, 1, 2 or fast)")
 
 
 def compile_options(args):
@@ -111,4 +138,5 @@ def compile_options(args):
     defines = dict(args.defines)
     if args.payload is not None:
         defines["PAYLOAD"] = args.payload
-    return Options(defines, args.opt, tuple(args.include), args.clobber)
+    opt, fast = args.opt
+    return Options(defines, opt, tuple(args.include), args.clobber, fast or args.fast_math)

@@ -1,7 +1,8 @@
-"""INCA-Q text to an INCA-A program: parse, check (with inlining), lower.
+"""INCA-Q text to an INCA-A program: parse, check (with inlining), optimise, lower.
 
 Each stage is a function from one plain data type to the next (``incac --emit ast`` prints the
-first). Optimisation levels above -O0 currently produce the -O0 program (``incac --help`` says so).
+first). At -O0 the checked kernel is lowered by the spec's rules (lower.py); above it the
+optimiser's passes run first and its own lowering follows (``compiler/opt``).
 """
 from __future__ import annotations
 
@@ -15,14 +16,22 @@ from .parser import parse
 
 
 def compile_module(module: Module, src: Source, defines: dict[str, int] | None = None,
-                   include: tuple[str, ...] = (), clobber: bool = False) -> Program:
-    """Check and lower a parsed kernel."""
+                   include: tuple[str, ...] = (), clobber: bool = False, level=None,
+                   trace=None) -> Program:
+    """Check, optimise (``level``, an :class:`inca.compiler.opt.pipeline.Level`; None is -O0)
+    and lower a parsed kernel; ``trace`` collects remarks and printed stages."""
     with collector_paused():
-        return lower(check(module, src, defines, include, clobber), src.name, clobber)
+        checked = check(module, src, defines, include, clobber)
+        if level is None or level.opt == 0:
+            return lower(checked, src.name, clobber)
+        from ..opt.lower import lower as lower_opt
+        from ..opt.pipeline import optimise
+
+        return lower_opt(optimise(checked, level, trace), src.name, clobber)
 
 
 def compile_source(src: Source, defines: dict[str, int] | None = None, include: tuple[str, ...] = (),
-                   clobber: bool = False) -> Program:
-    """Compile INCA-Q text at -O0."""
+                   clobber: bool = False, level=None, trace=None) -> Program:
+    """Compile INCA-Q text (at -O0 unless ``level`` says otherwise)."""
     with collector_paused():
-        return compile_module(parse(src), src, defines, include, clobber)
+        return compile_module(parse(src), src, defines, include, clobber, level, trace)

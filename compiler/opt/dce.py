@@ -1,0 +1,70 @@
+"""Pass ``dce``: assignments to kernel-private locations that nothing reads are removed.
+
+A scalar or array of role ``var`` that no expression anywhere in the kernel reads (no value, index or
+condition) holds nothing the host sees; its assignments go, unless evaluating the value may fault
+(a division, an index that may be out of bounds, a conversion), which -O0 would report.
+"""
+from __future__ import annotations
+
+from ..incaq.ast import Assign, Binary, Call, Index, Name, nodes
+from ..incaq.checked import Seq
+from .ir import Kernel, Span, const_int, map_stmts, own_exprs, stmts
+from .remarks import Remarks
+
+
+def _faults(e, syms) -> bool:
+    """Whether evaluating e may fault: a division, a conversion to i64, an inlined call, or an
+    index that is not a constant inside the array."""
+    for n in nodes(e):
+        if isinstance(n, Index) and not _in_bounds(n, syms):
+            return True
+        if (isinstance(n, Binary) and n.op in ("/", "%")) or isinstance(n, Seq) or (
+                isinstance(n, Call) and n.func == "i64"):
+            return True
+    return False
+
+
+def _in_bounds(t: Index, syms) -> bool:
+    """Whether an access's indices are constants inside the array, spans included (an access
+    out of bounds faults, so it is not dead)."""
+    for ix, dim in zip(t.indices, syms[t.base].shape):
+        if isinstance(ix, Span):
+            first, last = const_int(ix.start), None
+            if first is not None:
+                last = first + (ix.length - 1) * ix.step
+            if first is None or dim is None or first < 0 or last >= dim:
+                return False
+        elif const_int(ix) is None or dim is None or not 0 <= const_int(ix) < dim:
+            return False
+    return True
+
+
+def dce(k: Kernel, remarks: Remarks) -> Kernel:
+    """Remove dead scalar assignments until none is left."""
+    removed = 0
+    body = k.body
+    while True:
+        read: set[str] = set()
+        for s in stmts(body):
+            for x in own_exprs(s):
+                read |= {n.id for n in nodes(x) if isinstance(n, Name)}
+                read |= {n.base for n in nodes(x) if isinstance(n, Index)}
+
+        def dead(s) -> bool:
+            if not isinstance(s, Assign):
+                return False
+            t = s.target
+            name = t.id if isinstance(t, Name) else t.base
+            sym = k.syms.get(name)
+            return sym is not None and sym.role == "var" and name not in read \
+                and not _faults(s.value, k.syms) and (isinstance(t, Name) or not any(
+                    _faults(ix, k.syms) for ix in t.indices) and _in_bounds(t, k.syms))
+        count = sum(1 for s in stmts(body) if dead(s))
+        if not count:
+            break
+        removed += count
+        body = map_stmts(body, lambda s: () if dead(s) else (s,))
+    if removed:
+        remarks.done(None, f"removed {removed} assignment{'s' if removed != 1 else ''} to "
+                     "scalars nothing reads")
+    return Kernel(k.syms, body, k.params)

@@ -1,0 +1,308 @@
+"""The loop IR the optimiser works on: the checked AST, plus vector indices.
+
+The checked AST already keeps what the loop passes need: structured loops (``For`` with its bounds,
+``While``), expression trees and index expressions. The one thing it cannot say is "many elements
+at once", so the loop IR adds :class:`Span`, an index that stands for ``length`` positions
+``start, start + step, ...``. An :class:`~inca.compiler.incaq.ast.Assign` whose target has a
+Span is a vector statement; every Span of one statement carries the ``tag`` of the loop it came
+from, which says how the operands' dimensions line up (NumPy broadcasting, aligned on the right).
+
+A :class:`Kernel` is the checked kernel with its symbol table as a dict, so passes can add
+locations (vector temporaries).
+
+The helpers here are the vocabulary of every pass: what a statement reads and writes, affine index
+expressions, substitution, folding of integer expressions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Callable, Iterator
+
+from ...lang.diagnostics import Loc
+from ..incaq.ast import (NOWHERE, Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile,
+                         Expr, For, If, IfExpr, Index, Loop, Name, Not, Num, Unary, While, nodes)
+from ..incaq.checked import Checked, Jump, Mark, Seq, Sym, TailLoop
+
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+@dataclass(frozen=True)
+class Span:
+    """A vector index: ``length`` positions from ``start`` every ``step`` (INCA-A ``lo:hi:step``).
+
+    ``tag`` names the loop the positions came from (two Spans with one tag are the same dimension
+    of the statement's iteration space)."""
+
+    start: Expr
+    length: int
+    step: int
+    tag: str
+    loc: Loc = field(default=NOWHERE, compare=False, repr=False)
+
+
+@dataclass
+class Kernel:
+    """A kernel being optimised: its locations by name and its statements."""
+
+    syms: dict[str, Sym]
+    body: tuple
+    params: tuple[tuple[str, int], ...] = ()
+
+    @staticmethod
+    def of(checked: Checked) -> "Kernel":
+        return Kernel({s.name: s for s in checked.symbols}, checked.body, checked.params)
+
+    def checked(self) -> Checked:
+        return Checked(tuple(self.syms.values()), self.body, self.params)
+
+    def fresh(self, stem: str) -> str:
+        """A name no location has yet."""
+        n = 1
+        while f"{stem}{n}" in self.syms:
+            n += 1
+        return f"{stem}{n}"
+
+    def visible(self, name: str) -> bool:
+        """Whether the host sees a location (so its final value matters)."""
+        return self.syms[name].role in ("output", "inout")
+
+
+# ---- walking and rewriting ---------------------------------------------------------------------
+
+def wrap(v: int) -> int:
+    """An integer as a wrapping i64."""
+    return (v - I64_MIN) % (1 << 64) + I64_MIN
+
+
+def map_expr(e, fn: Callable):
+    """Rebuild expression e bottom-up, applying fn to every rebuilt node (fn returns the node or
+    its replacement)."""
+    if isinstance(e, (Num, Name)):
+        return fn(e)
+    if isinstance(e, (tuple, list)):
+        return tuple(map_expr(x, fn) for x in e)
+    if not hasattr(e, "__dataclass_fields__"):
+        return e
+    changes = {}
+    for f in fields(e):
+        if f.name == "loc":
+            continue
+        v = getattr(e, f.name)
+        if hasattr(v, "__dataclass_fields__") or isinstance(v, tuple):
+            nv = map_expr(v, fn)
+            if nv is not v:
+                changes[f.name] = nv
+    return fn(replace(e, **changes) if changes else e)
+
+
+def map_stmts(body: tuple, fn: Callable) -> tuple:
+    """Rebuild a statement list bottom-up: fn maps one statement (whose inner blocks are already
+    rebuilt) to a tuple of statements."""
+    out: list = []
+    for s in body:
+        match s:
+            case For(body=b) | While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
+                s = replace(s, body=map_stmts(b, fn))
+            case If(then=t, orelse=o):
+                s = replace(s, then=map_stmts(t, fn), orelse=map_stmts(o, fn))
+        out.extend(fn(s))
+    return tuple(out)
+
+
+def map_stmts_topdown(body: tuple, fn: Callable) -> tuple:
+    """Rebuild a statement list top-down: fn maps a statement to a tuple of statements, or to
+    None to keep it and look inside its blocks."""
+    out: list = []
+    for s in body:
+        new = fn(s)
+        if new is not None:
+            out.extend(new)
+            continue
+        match s:
+            case For(body=b) | While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
+                s = replace(s, body=map_stmts_topdown(b, fn))
+            case If(then=t, orelse=o):
+                s = replace(s, then=map_stmts_topdown(t, fn), orelse=map_stmts_topdown(o, fn))
+        out.append(s)
+    return tuple(out)
+
+
+def map_exprs_in(s, fn: Callable):
+    """A statement with fn applied (by :func:`map_expr`) to each of its own expressions (not the
+    statements nested in it)."""
+    match s:
+        case Assign(target=t, value=v):
+            return replace(s, target=map_expr(t, fn), value=map_expr(v, fn))
+        case For(lo=lo, hi=hi):
+            return replace(s, lo=map_expr(lo, fn), hi=map_expr(hi, fn))
+        case While(cond=c) | If(cond=c) | DoWhile(cond=c):
+            return replace(s, cond=map_expr(c, fn))
+    return s
+
+
+def substitute(body, name: str, value: Expr):
+    """Replace every read of scalar ``name`` in a statement list (or expression) by ``value``."""
+    def fn(e):
+        return value if isinstance(e, Name) and e.id == name else e
+    if not isinstance(body, tuple):
+        return map_expr(body, fn)
+    return map_stmts(body, lambda s: (map_exprs_in(s, fn),))
+
+
+def stmts(body) -> Iterator:
+    """Every statement of a block, nested ones included."""
+    for s in body:
+        yield s
+        match s:
+            case For(body=b) | While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
+                yield from stmts(b)
+            case If(then=t, orelse=o):
+                yield from stmts(t)
+                yield from stmts(o)
+
+
+def own_exprs(s) -> tuple:
+    """The expressions a statement evaluates itself (not those of nested statements)."""
+    match s:
+        case Assign(target=Index(indices=ix), value=v):
+            return (*ix, v)
+        case Assign(value=v):
+            return (v,)
+        case For(lo=lo, hi=hi):
+            return (lo, hi)
+        case While(cond=c) | If(cond=c) | DoWhile(cond=c):
+            return (c,)
+    return ()
+
+
+def names_read(e) -> set[str]:
+    """Scalar and array names an expression (or a tuple of expressions) reads."""
+    return _reads(e if isinstance(e, tuple) else (e,))
+
+
+def names_read_in(body: tuple) -> set[str]:
+    """Scalar and array names the statements of a block read (nested blocks included)."""
+    return _reads([x for s in stmts(body) for x in own_exprs(s)])
+
+
+def _reads(roots) -> set[str]:
+    out: set[str] = set()
+    for r in roots:
+        for n in nodes(r):
+            if isinstance(n, Name):
+                out.add(n.id)
+            elif isinstance(n, Index):
+                out.add(n.base)
+    return out
+
+
+def names_written(body: tuple) -> set[str]:
+    """Names assigned anywhere in a statement list (for loop variables included)."""
+    out: set[str] = set()
+    for s in stmts(body):
+        match s:
+            case Assign(target=Name(id=n)) | Assign(target=Index(base=n)) | For(var=n):
+                out.add(n)
+    return out
+
+
+def is_plain(body: tuple) -> bool:
+    """True when a block has no early exits, jumps or inlined-call statements in it."""
+    for s in stmts(body):
+        if isinstance(s, (Break, Continue, Jump, Mark, TailLoop, Loop)):
+            return False
+        for x in own_exprs(s):
+            if any(isinstance(n, (Seq, IfExpr, BoolOp, Not)) for n in nodes(x)):
+                return False
+    return True
+
+
+def size(body) -> int:
+    """A rough measure of code size: expression nodes and statements."""
+    return sum(1 + sum(1 for x in own_exprs(s) for _ in nodes(x)) for s in stmts(body))
+
+
+# ---- affine index expressions --------------------------------------------------------------------
+
+Affine = tuple[int, dict[str, int]]
+
+
+def affine(e, syms: dict[str, Sym]) -> Affine | None:
+    """``(const, {name: coefficient})`` of an i64 expression that is affine in i64 scalars."""
+    match e:
+        case Num(value=v, is_float=False):
+            return int(v), {}
+        case Name(id=n) if n in syms and syms[n].dtype == "i64" and syms[n].kind == "scalar":
+            return 0, {n: 1}
+        case Unary(op="-", operand=x):
+            a = affine(x, syms)
+            return None if a is None else (-a[0], {n: -c for n, c in a[1].items()})
+        case Binary(op="+" | "-", left=x, right=y):
+            a, b = affine(x, syms), affine(y, syms)
+            if a is None or b is None:
+                return None
+            sign = 1 if e.op == "+" else -1
+            terms = dict(a[1])
+            for n, c in b[1].items():
+                terms[n] = terms.get(n, 0) + sign * c
+            return a[0] + sign * b[0], {n: c for n, c in terms.items() if c}
+        case Binary(op="*", left=x, right=y):
+            a, b = affine(x, syms), affine(y, syms)
+            if a is None or b is None or (a[1] and b[1]):
+                return None
+            k, other = (a[0], b) if not a[1] else (b[0], a)
+            return other[0] * k, {n: c * k for n, c in other[1].items() if c * k}
+    return None
+
+
+def affine_expr(a: Affine, loc: Loc = NOWHERE) -> Expr:
+    """An expression for an affine form (terms first, then the constant)."""
+    const, terms = a
+    out: Expr | None = None
+    for n, c in terms.items():
+        term: Expr = Name(n, loc) if c == 1 else Binary("*", Num(c, False, loc), Name(n, loc), loc)
+        out = term if out is None else Binary("+", out, term, loc)
+    if out is None:
+        return Num(const, False, loc)
+    if const:
+        out = Binary("+", out, Num(const, False, loc), loc)
+    return out
+
+
+def const_int(e) -> int | None:
+    """The value of an i64 constant expression."""
+    return int(e.value) if isinstance(e, Num) and not e.is_float else None
+
+
+def uses_outside_index(body, name: str) -> bool:
+    """Whether ``name`` is assigned, or read anywhere but inside an index expression."""
+    def value_use(e) -> bool:
+        stack = [e]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, Name) and n.id == name:
+                return True
+            if isinstance(n, (Index, Span)):
+                continue  # a use inside an index is an address, not a value
+            if hasattr(n, "__dataclass_fields__"):
+                for f in fields(n):
+                    v = getattr(n, f.name)
+                    stack.extend(v if isinstance(v, tuple) else (v,))
+        return False
+    for s in stmts(body):
+        match s:
+            case Assign(target=Name(id=n), value=v):
+                if n == name or value_use(v):
+                    return True
+            case Assign(value=v):
+                if value_use(v):
+                    return True
+            case _:
+                if any(value_use(x) for x in own_exprs(s)):
+                    return True
+    return False
+
+
+__all__ = ["Span", "Kernel", "map_expr", "map_stmts", "map_stmts_topdown", "map_exprs_in", "substitute", "stmts",
+           "own_exprs", "names_read", "names_read_in", "names_written", "is_plain", "size", "affine", "affine_expr",
+           "const_int", "uses_outside_index", "wrap", "Call", "Compare"]

@@ -1,0 +1,256 @@
+"""Loop IR to INCA-A above -O0: the -O0 rules, plus what the optimiser's lowering adds.
+
+- **Vector statements**: a :class:`~.ir.Span` index becomes an INCA-A slice; temporaries of a
+  vector statement are arrays of its destination's shape (``t1_4x4``).
+- **In-place evaluation**: ``x = e`` evaluates e directly into x (no ``r1`` and no final PUTL)
+  when e does not read x's array or scalar.
+- **Loop rotation** (no JMP per iteration): a counted loop tests at the bottom. When its bounds are
+  constants it counts a register up to zero (``ADD c, c, 1; BLEZ c, top``: two instructions per
+  iteration); when the loop variable is used only in indices, that register is the variable
+  itself, shifted by ``hi - 1`` (strength reduction of the test). A while loop on an i64
+  condition becomes ``if c { do { S } while c }``; an f64 condition stays as it is, because its
+  bottom test needs one more compare (NaN) than the JMP it saves.
+
+Faults: a run that faults at -O0 still faults, but may stop at another instruction with other
+partial writes (the order of independent work is not kept); a run that finishes gives the same
+outputs bit for bit.
+"""
+from __future__ import annotations
+
+from ...lang.program import Affine, Imm, Ref, Slice
+from ..incaq.ast import Assign, Binary, Compare, For, Index, Name, Num, While, nodes
+from ..incaq.checked import Checked, Sym
+from ..incaq.lower import Lowerer, _binary_parts, _Label
+from .ir import Span, const_int, is_plain, names_read, names_written, substitute, \
+    uses_outside_index
+
+
+def _i64_condition(c, syms) -> bool:
+    from ..incaq.checked import type_of
+
+    for n in nodes(c):
+        if isinstance(n, Compare) and "f64" in (type_of(n.left, syms), type_of(n.right, syms)):
+            return False
+    return True
+
+
+class OptLowerer(Lowerer):
+    """The lowering of optimised loop IR."""
+
+    def __init__(self, checked: Checked, name: str, inplace=frozenset(), aliases=None):
+        super().__init__(checked, name, inplace, aliases)
+        self.vshape: tuple[int, ...] = ()
+        self.reads_total = _read_counts(checked.body)
+
+    # ---- vectors -------------------------------------------------------------------------------
+
+    def operand(self, e):
+        if isinstance(e, Index) and any(isinstance(i, Span) for i in e.indices):
+            index = []
+            for i in e.indices:
+                if isinstance(i, Span):
+                    lo = self.affine(i.start)
+                    index.append(Slice(lo, lo + Affine((i.length - 1) * i.step + 1), i.step))
+                else:
+                    index.append(self.affine(i))
+            return Ref(e.base, tuple(index), self.loc)
+        return super().operand(e)
+
+    def temp(self, n: int, dtype: str) -> Ref:
+        if not self.vshape:
+            return super().temp(n, dtype)
+        key = (n, dtype, self.vshape)
+        if key not in self.temps:
+            stem = f"t{n}_{'x'.join(map(str, self.vshape))}" + ("f" if dtype == "f64" else "i")
+            name = stem
+            while name in self.syms:
+                name += "_"
+            self.temps[key] = name
+            self.syms[name] = Sym(name, "array", dtype, self.vshape, "var")
+        name = self.temps[key]
+        whole = tuple(Slice(Affine(0), Affine(n_), 1) for n_ in self.vshape)
+        return Ref(name, whole, self.loc)
+
+    # ---- assignments ---------------------------------------------------------------------------
+
+    def assign(self, s: Assign) -> None:
+        t = s.target
+        spans = [i for i in t.indices if isinstance(i, Span)] if isinstance(t, Index) else []
+        self.vshape = tuple(i.length for i in spans)
+        try:
+            # inlined calls run once, here; what is left has none (hoisting it again is a no-op)
+            t, value = self.hoist(t), self.hoist(s.value)
+            s = Assign(t, value, s.loc)
+            base = t.id if isinstance(t, Name) else t.base
+            if _simple_value(value) or base in names_read(value) or self.clobbers(value):
+                super().assign(s)
+                return
+            self.loc = s.loc
+            self.next = self.base + 1
+            self.eval_into(value, self.operand(t))
+        finally:
+            self.vshape = ()
+
+    def in_place(self, e):
+        return None if self.vshape else super().in_place(e)
+
+    def clobbers(self, e) -> bool:
+        """Whether --clobber's lowering computes e in an input's buffer (lower.py's in_place)."""
+        parts = _binary_parts(e)
+        return not self.vshape and parts is not None and isinstance(parts[1], Index) \
+            and parts[1].base in self.inplace
+
+    def decls(self, instrs):
+        """Declarations of the locations the program uses (passes may leave unused ones)."""
+        used = {n for ins in instrs for op in (ins.dest, ins.src) if isinstance(op, Ref)
+                for n in (op.name, *op.names_read)}
+        self.syms = {n: s for n, s in self.syms.items() if n in used or s.role != "var"}
+        return super().decls(instrs)
+
+    # ---- conditions folded to constants -------------------------------------------------------
+
+    def branch_false(self, c, target) -> None:
+        if isinstance(c, Num):
+            if c.value == 0:
+                self.emit("JMP", target=target)
+            return
+        super().branch_false(c, target)
+
+    def branch_true(self, c, target) -> None:
+        if isinstance(c, Num):
+            if c.value != 0:
+                self.emit("JMP", target=target)
+            return
+        super().branch_true(c, target)
+
+    # ---- loops ---------------------------------------------------------------------------------
+
+    def stmt(self, s) -> None:
+        if isinstance(s, For):
+            self.for_loop(s)
+        elif isinstance(s, While) and _i64_condition(s.cond, self.syms):
+            self.rotated_while(s)
+        else:
+            super().stmt(s)
+
+    def for_loop(self, s: For) -> None:
+        lo, hi = const_int(s.lo), const_int(s.hi)
+        var = Name(s.var, s.loc)
+        if s.var in names_written(s.body):
+            super().stmt(s)
+            return
+        if lo is not None and hi is not None:
+            if hi <= lo:
+                self.assign(Assign(var, s.lo, s.loc))
+                return
+            if is_plain(s.body) and not uses_outside_index(s.body, s.var):
+                self.counted_in_place(s, lo, hi)
+            else:
+                self.counted(s, lo, hi)
+            return
+        self.assign(Assign(var, s.lo, s.loc))
+        exit_ = self.label("exit")
+        self.branch_false(Compare("<", var, s.hi, s.loc), exit_)
+        top, cont = self.label("top"), self.label("next")
+        self.mark(top)
+        self.loops.append((cont, exit_))
+        self.stmts(s.body)
+        self.loops.pop()
+        self.mark(cont)
+        self.step(s.var, s.loc)
+        self.branch_true(Compare("<", var, s.hi, s.loc), top)
+        self.mark(exit_)
+
+    def step(self, name: str, loc) -> None:
+        self.loc = loc
+        self.emit("ADD", Ref(name, (), loc), Imm(1, "i64", loc))
+
+    def counted_in_place(self, s: For, lo: int, hi: int) -> None:
+        """The variable itself counts from ``lo - hi + 1`` up to 0; indices add ``hi - 1``."""
+        shift = hi - 1
+        body = substitute(s.body, s.var, Binary("+", Name(s.var, s.loc), Num(shift, False, s.loc),
+                                                s.loc))
+        self.loc = s.loc
+        self.emit("PUTL", Ref(s.var, (), s.loc), Imm(lo - shift, "i64", s.loc))
+        top, cont, exit_ = self.label("top"), self.label("next"), self.label("exit")
+        self.mark(top)
+        self.loops.append((cont, exit_))
+        self.stmts(body)
+        self.loops.pop()
+        self.mark(cont)
+        self.step(s.var, s.loc)
+        self.emit("BLEZ", Ref(s.var, (), s.loc), None, top)
+        self.mark(exit_)
+        if self.reads_total.get(s.var, 0) > _read_counts(s.body).get(s.var, 0) \
+                or self.syms[s.var].role != "var":
+            self.emit("PUTL", Ref(s.var, (), s.loc), Imm(hi, "i64", s.loc))
+
+    def counted(self, s: For, lo: int, hi: int) -> None:
+        """The variable counts as written; a separate register counts up to 0 for the test."""
+        count = self.counter()
+        self.loc = s.loc
+        self.emit("PUTL", Ref(s.var, (), s.loc), Imm(lo, "i64", s.loc))
+        self.emit("PUTL", count, Imm(lo - hi + 1, "i64", s.loc))
+        top, cont, exit_ = self.label("top"), self.label("next"), self.label("exit")
+        self.mark(top)
+        self.loops.append((cont, exit_))
+        self.stmts(s.body)
+        self.loops.pop()
+        self.mark(cont)
+        self.step(s.var, s.loc)
+        self.loc = s.loc
+        self.emit("ADD", count, Imm(1, "i64", s.loc))
+        self.emit("BLEZ", count, None, top)
+        self.mark(exit_)
+
+    def counter(self) -> Ref:
+        n = 1
+        while f"n{n}" in self.syms:
+            n += 1
+        name = f"n{n}"
+        self.syms[name] = Sym(name, "scalar", "i64", implicit=True)
+        return Ref(name, (), self.loc)
+
+    def rotated_while(self, s: While) -> None:
+        exit_, top, test = self.label("exit"), self.label("top"), self.label("test")
+        self.branch_false(s.cond, exit_)
+        self.mark(top)
+        self.loops.append((test, exit_))
+        self.stmts(s.body)
+        self.loops.pop()
+        self.mark(test)
+        self.branch_true(s.cond, top)
+        self.mark(exit_)
+
+
+def _simple_value(e) -> bool:
+    return isinstance(e, (Num, Name, Index))
+
+
+def _read_counts(body) -> dict[str, int]:
+    from .ir import own_exprs, stmts
+
+    out: dict[str, int] = {}
+    for s in stmts(body):
+        for x in own_exprs(s):
+            for n in nodes(x):
+                if isinstance(n, Name):
+                    out[n.id] = out.get(n.id, 0) + 1
+    return out
+
+
+def lower(checked: Checked, name: str, clobber: bool = False):
+    """The INCA-A program of optimised loop IR."""
+    from ..incaq.ast import room_for_chains
+
+    with room_for_chains():
+        if not clobber:
+            return OptLowerer(checked, name).program(checked)
+        from ..incaq.clobber import plan, store_in_inputs
+
+        p = plan(checked)
+        checked = store_in_inputs(checked, p.aliases)
+        return OptLowerer(checked, name, p.inplace, dict(p.aliases)).program(checked)
+
+
+__all__ = ["OptLowerer", "lower", "_Label"]

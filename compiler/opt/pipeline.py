@@ -1,0 +1,87 @@
+"""The optimiser's pass pipeline: which passes run at which level, in which order.
+
+Each pass is a function from one :class:`~.ir.Kernel` to the next (one per file in this
+package); :func:`optimise` runs the level's passes in order, printing the IR after a pass when
+asked (``incac --print-after PASS``) and collecting the passes' remarks (``--remarks``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..incaq.checked import Checked
+from .canon import canon
+from .dce import dce
+from .fold import fold
+from .interchange import interchange
+from .ir import Kernel
+from .reduce import reduce
+from .remarks import Remarks
+from .rules import FAST_MATH
+from .show import show
+from .unroll import unroll
+from .vectorise import vectorise
+
+
+@dataclass(frozen=True)
+class Level:
+    """An optimisation level: 0, 1 or 2, and whether fast-math (-Ofast) is on."""
+
+    opt: int = 0
+    fast_math: bool = False
+
+    @property
+    def flags(self) -> frozenset[str]:
+        return FAST_MATH if self.fast_math else frozenset()
+
+    @property
+    def name(self) -> str:
+        return "fast" if self.fast_math and self.opt == 2 else str(self.opt)
+
+    @staticmethod
+    def parse(text: str) -> "Level":
+        """``0``, ``1``, ``2`` or ``fast`` (what ``-O`` takes)."""
+        if text == "fast":
+            return Level(2, True)
+        if text in ("0", "1", "2"):
+            return Level(int(text))
+        raise ValueError(f"unknown optimisation level {text!r} (use 0, 1, 2 or fast)")
+
+
+@dataclass
+class Trace:
+    """What a compilation shows besides its program: the IR after chosen passes, and remarks."""
+
+    print_after: tuple[str, ...] = ()
+    printed: list[str] = field(default_factory=list)
+    remarks: Remarks = field(default_factory=Remarks)
+
+
+#: (name, minimum level, pass): the order the passes run in.
+PASSES: tuple[tuple[str, int, Callable], ...] = (
+    ("canon", 1, lambda k, r, lv: canon(k, r)),
+    ("fold", 1, lambda k, r, lv: fold(k, r, lv.flags)),
+    ("interchange", 2, lambda k, r, lv: interchange(k, r)),
+    ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),
+    ("vectorise", 2, lambda k, r, lv: vectorise(k, r)),
+    ("unroll", 1, lambda k, r, lv: unroll(k, r, lv.opt)),
+    ("fold", 1, lambda k, r, lv: fold(k, r, lv.flags)),
+    ("dce", 1, lambda k, r, lv: dce(k, r)),
+)
+
+#: The names ``--print-after`` accepts.
+PASS_NAMES = tuple(dict.fromkeys(name for name, _, _ in PASSES))
+
+
+def optimise(checked: Checked, level: Level, trace: Trace | None = None) -> Checked:
+    """Run the level's passes over a checked kernel."""
+    trace = trace if trace is not None else Trace()
+    k = Kernel.of(checked)
+    for name, least, run in PASSES:
+        if level.opt < least:
+            continue
+        trace.remarks.pass_name = name
+        k = run(k, trace.remarks, level)
+        if name in trace.print_after:
+            trace.printed.append(f"*** IR after {name} ***\n{show(k)}")
+    return k.checked()

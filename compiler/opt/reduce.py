@@ -1,0 +1,125 @@
+"""Pass ``reduce`` (-O2): reductions ``c = c OP e(i)`` split into a vector part and a sum.
+
+The terms e(i) do not depend on each other, so they are computed at once into a vector
+temporary V (by the vectoriser); what is left is the accumulation:
+
+- in the source's order, ``c = c OP V[i]`` for each i (a loop the unroller then flattens), when
+  reassociating would change a bit: f64 + and * (unless -Ofast), and any reduction whose
+  accumulator has another type than its terms (each step converts);
+- as a tree of vector operations (``V[0:h] = V[0:h] OP V[n-h:n]``, halving n each time), then
+  ``c = c OP V[0]``, when OP is associative and commutative in the type: wrapping i64 + * min max
+  & | ^, f64 min and max (NaN propagates and -0.0 < +0.0, so they are exact), and f64 + and *
+  under -Ofast.
+"""
+from __future__ import annotations
+
+from ..incaq.ast import Assign, Binary, Call, For, Index, Name, Num
+from ..incaq.checked import Sym, type_of
+from .ir import Kernel, Span, affine_expr, const_int, is_plain, map_stmts, names_read
+from .remarks import Remarks
+
+#: The reduction operators, as INCA-Q writes them.
+OPS = ("+", "*", "min", "max", "&", "|", "^")
+NAMES = {"+": "adds", "*": "multiplies", "min": "mins", "max": "maxes", "&": "ands", "|": "ors",
+         "^": "xors"}
+
+
+def reduction_parts(s, syms: dict[str, Sym]) -> tuple[str, object] | None:
+    """``(op, e)`` when s is ``T = T OP e`` (or ``T = min(T, e)``) and e does not read T."""
+    if not isinstance(s, Assign):
+        return None
+    t, v = s.target, s.value
+    match v:
+        case Binary(op=op, left=a, right=e) if op in OPS:
+            pass
+        case Call(func="min" | "max" as op, args=(a, e)):
+            pass
+        case _:
+            return None
+    base = t.id if isinstance(t, Name) else t.base
+    if a != t or base in names_read(e):
+        return None
+    return op, e
+
+
+def _combine(op: str, a, b, loc):
+    return Call(op, (a, b), loc) if op in ("min", "max") else Binary(op, a, b, loc)
+
+
+def tree_ok(op: str, dtype: str, fast: bool) -> bool:
+    """Whether OP may be reassociated and commuted in this type without changing a bit."""
+    return dtype == "i64" or op in ("min", "max") or (fast and op in ("+", "*"))
+
+
+class Reducer:
+    def __init__(self, k: Kernel, remarks: Remarks, fast: bool):
+        self.k, self.remarks, self.fast = k, remarks, fast
+
+    def loop(self, s):
+        if not isinstance(s, For) or len(s.body) != 1 or not is_plain(s.body):
+            return (s,)
+        lo, hi = const_int(s.lo), const_int(s.hi)
+        parts = reduction_parts(s.body[0], self.k.syms)
+        if lo is None or hi is None or hi - lo < 2 or parts is None:
+            return (s,)
+        op, e = parts
+        stmt = s.body[0]
+        if isinstance(stmt.target, Index) and s.var in names_read(stmt.target.indices):
+            return (s,)
+        if s.var not in names_read(e):
+            return (s,)
+        ttype, etype = type_of(stmt.target, self.k.syms), type_of(e, self.k.syms)
+        tree = ttype == etype and tree_ok(op, etype, self.fast)
+        simple = isinstance(e, (Num, Name, Index))
+        if simple and not tree:
+            return (s,)
+        trip = hi - lo
+        from .vectorise import Refused, Vectoriser
+
+        v = self.k.fresh("v")
+        self.k.syms[v] = Sym(v, "array", etype, (trip,), "var", 0, s.loc)
+        pos = affine_expr((-lo, {s.var: 1}), s.loc)
+        fill = For(s.var, s.lo, s.hi, (Assign(Index(v, (pos,), s.loc), e, stmt.loc),), s.loc)
+        try:
+            terms = Vectoriser(self.k, Remarks()).vectorise(fill)
+        except Refused as why:
+            del self.k.syms[v]
+            self.remarks.missed(s.loc, f"reduction over {s.var} kept as it is: {why}")
+            return (s,)
+        if tree:
+            return terms + self.tree(stmt, op, v, trip, s)
+        if etype == "f64" and op in ("+", "*"):
+            self.remarks.missed(s.loc, f"f64 reduction over {s.var} kept in order: use -Ofast "
+                                "to reassociate")
+        else:
+            self.remarks.missed(s.loc, f"reduction over {s.var} kept in order: the accumulator "
+                                f"is {ttype} and the terms {etype}")
+        self.remarks.done(s.loc, f"terms of the reduction over {s.var} computed as a vector "
+                          f"({trip} elements)")
+        step = Assign(stmt.target, _combine(op, stmt.target, Index(v, (pos,), s.loc), stmt.loc),
+                      stmt.loc)
+        return terms + (For(s.var, s.lo, s.hi, (step,), s.loc),)
+
+    def tree(self, stmt, op: str, v: str, n: int, s: For) -> tuple:
+        loc = stmt.loc
+        out = []
+        while n > 1:
+            h = n // 2
+
+            def part(start: int, h=h):
+                return Index(v, (Span(Num(start, False, loc), h, 1, "tree", loc),), loc)
+            out.append(Assign(part(0), _combine(op, part(0), part(n - h), loc), loc))
+            n -= h
+        out.append(Assign(stmt.target, _combine(op, stmt.target, Index(v, (Num(0, False, loc),), loc),
+                                                loc), loc))
+        self.remarks.done(s.loc, f"reduction over {s.var} turned into a tree of {len(out) - 1} "
+                          f"vector {NAMES[op]}")
+        return tuple(out)
+
+
+def reduce(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
+    """Split the reductions of the kernel's innermost loops."""
+    k = Kernel(dict(k.syms), k.body, k.params)
+    r = Reducer(k, remarks, fast)
+    k.body = map_stmts(k.body, r.loop)
+    return k

@@ -1,0 +1,71 @@
+"""The table of algebraic identities the optimiser may use, one row per rule.
+
+A rule rewrites ``x OP c`` (or ``c OP x``) to ``x`` or to a constant, for an ``x`` of the rule's
+type. Every row is proven by z3 in ``tests/test_opt_rules.py``: i64 rules over 64-bit bit-vectors
+with INCA-A's semantics, f64 rules in IEEE floating point (where a rule is false for -0.0, NaN or
+infinities, it carries the flag that allows it), fast-math rules over the reals.
+
+Flags: ``()`` always (bit-exact); ``("nsz",)`` only when the sign of zero may be ignored;
+``("nnan", "ninf")`` only when values may be assumed finite. -Ofast grants all three.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``x OP c -> result`` (``side`` says which operand is the constant ``c``)."""
+
+    name: str
+    op: str
+    const: int | float
+    side: str  # "right": x OP c; "left": c OP x; "both": either
+    result: str  # "x" or "c" (the constant itself, e.g. x * 0 -> 0)
+    dtype: str
+    flags: tuple[str, ...] = ()
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("add-zero", "+", 0, "both", "x", "i64"),
+    Rule("sub-zero", "-", 0, "right", "x", "i64"),
+    Rule("mul-one", "*", 1, "both", "x", "i64"),
+    Rule("mul-zero", "*", 0, "both", "c", "i64"),
+    Rule("div-one", "/", 1, "right", "x", "i64"),
+    Rule("or-zero", "|", 0, "both", "x", "i64"),
+    Rule("xor-zero", "^", 0, "both", "x", "i64"),
+    Rule("and-ones", "&", -1, "both", "x", "i64"),
+    Rule("and-zero", "&", 0, "both", "c", "i64"),
+    Rule("shl-zero", "<<", 0, "right", "x", "i64"),
+    Rule("shr-zero", ">>", 0, "right", "x", "i64"),
+    Rule("shl-64", "<<", 64, "right", "x", "i64"),  # shift counts are taken mod 64
+    Rule("fmul-one", "*", 1.0, "both", "x", "f64"),
+    Rule("fdiv-one", "/", 1.0, "right", "x", "f64"),
+    Rule("fsub-zero", "-", 0.0, "right", "x", "f64"),
+    Rule("fadd-negzero", "+", -0.0, "both", "x", "f64"),
+    Rule("fadd-zero", "+", 0.0, "both", "x", "f64", ("nsz",)),
+    Rule("fmul-zero", "*", 0.0, "both", "c", "f64", ("nsz", "nnan", "ninf")),
+)
+
+#: Flags -Ofast (``-ffast-math``) grants.
+FAST_MATH = frozenset(("nsz", "nnan", "ninf"))
+
+
+def same_const(a: int | float, b: int | float, dtype: str) -> bool:
+    """Whether a literal is the rule's constant (for f64, the same sign of zero too)."""
+    if dtype == "i64":
+        return isinstance(a, int) and a == b
+    return float(a) == float(b) and str(float(a)).startswith("-") == str(float(b)).startswith("-")
+
+
+def find(op: str, const: int | float, const_on_right: bool, dtype: str,
+         allowed: frozenset[str]) -> Rule | None:
+    """The rule that rewrites ``x OP const`` (or ``const OP x``) in type dtype, if one applies."""
+    for r in RULES:
+        if r.op != op or r.dtype != dtype or not set(r.flags) <= allowed:
+            continue
+        if r.side != "both" and (r.side == "right") != const_on_right:
+            continue
+        if same_const(const, r.const, dtype):
+            return r
+    return None

@@ -1,0 +1,244 @@
+"""Pass ``vectorise`` (-O2): loops whose iterations are independent become vector statements.
+
+A counted loop ``for i in lo .. hi`` with a body of assignments is replaced by one vector
+statement per assignment, each index ``c*i + d`` (c > 0) becoming the span ``d+c*lo, ...`` of
+``hi - lo`` positions (tagged ``i``). Nests are handled inside out: the inner loop's statements are
+already vectors when the outer loop is looked at, so a 2-D map becomes one 2-D statement.
+
+Legal when no element written in one iteration is read or written in another (dependence.py),
+which also makes distributing the body over the loop (all of the first statement, then all of the
+second) keep the -O0 order of every access to each element. A scalar assigned before it is read
+in every iteration is private: it is expanded into a vector temporary (and its last value copied
+back when it is visible or read after the loop). Operands line up with the destination by their
+loop tags; a fixed index becomes a one-element span where broadcasting needs a size-1 dimension
+(``A[i][k]`` in a loop over i and j reads ``A[lo:hi][k:k+1]``).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..incaq.ast import Assign, For, Index, Name, Num, nodes
+from ..incaq.checked import Sym, type_of
+from .dependence import Access, NotAffine, conflict
+from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_expr, names_read, \
+    names_read_in, names_written, uses_outside_index
+from .remarks import Remarks
+
+
+class Refused(Exception):
+    """Why a loop is not vectorised (the remark's text)."""
+
+
+def _show(e) -> str:
+    from .show import expr
+
+    return expr(e)
+
+
+class Vectoriser:
+    """Vectorises the loops of one kernel, innermost first."""
+
+    def __init__(self, k: Kernel, remarks: Remarks):
+        self.k, self.remarks = k, remarks
+        self.temps: set[str] = set()  # vector temporaries made here (private to their loop)
+        self.ranges: dict[str, tuple[int, int]] = {}
+
+    def block(self, body: tuple) -> tuple:
+        out: list = []
+        for s in body:
+            if isinstance(s, For):
+                lo, hi = const_int(s.lo), const_int(s.hi)
+                if lo is not None and hi is not None:
+                    self.ranges[s.var] = (lo, hi)
+                s = replace(s, body=self.block(s.body))
+                self.ranges.pop(s.var, None)
+                out.extend(self.loop(s))
+            elif hasattr(s, "body") and isinstance(s.body, tuple):
+                out.append(replace(s, body=self.block(s.body)))
+            elif hasattr(s, "then"):
+                out.append(replace(s, then=self.block(s.then), orelse=self.block(s.orelse)))
+            else:
+                out.append(s)
+        return tuple(out)
+
+    def loop(self, s: For) -> tuple:
+        syms, temps = dict(self.k.syms), set(self.temps)
+        try:
+            new = self.vectorise(s)
+        except Refused as why:
+            self.k.syms.clear()
+            self.k.syms.update(syms)  # undo the temporaries an expansion made
+            self.temps = temps
+            self.remarks.missed(s.loc, f"loop over {s.var} not vectorised: {why}")
+            return (s,)
+        trip = const_int(s.hi) - const_int(s.lo)
+        self.remarks.done(s.loc, f"vectorised over {s.var} ({trip} elements)")
+        return new
+
+    def vectorise(self, s: For) -> tuple:
+        lo, hi = const_int(s.lo), const_int(s.hi)
+        if lo is None or hi is None:
+            raise Refused("its trip count is not known at compile time")
+        trip = hi - lo
+        if trip < 2:
+            raise Refused(f"it runs {max(trip, 0)} time{'s' if trip != 1 else ''}")
+        body = s.body
+        if not is_plain(body) or not all(isinstance(x, Assign) for x in body):
+            kinds = sorted({type(x).__name__.lower() for x in body if not isinstance(x, Assign)})
+            raise Refused(f"its body has {' and '.join(kinds) or 'early exits'} in it, "
+                          "not only assignments")
+        i = s.var
+        if i in names_written(body):
+            raise Refused(f"the body assigns the loop variable {i}")
+        if uses_outside_index(body, i):
+            raise Refused(f"the loop variable {i} is used as a value, not only in indices")
+        body, after = self.expand(s, body, lo, trip)
+        self.check_independent(s, body, lo, hi)
+        out = tuple(self.vector_stmt(x, i, lo, trip) for x in body)
+        return out + after + (Assign(Name(i, s.loc), Num(hi, False, s.loc), s.loc),)
+
+    # ---- private scalars and temporaries ----------------------------------------------------
+
+    def expand(self, s: For, body: tuple, lo: int, trip: int) -> tuple[tuple, tuple]:
+        """Give each private scalar and temporary one element (or row) per iteration."""
+        after: list = []
+        written = names_written(body)
+        for name in sorted(written):
+            sym = self.k.syms[name]
+            if sym.kind == "scalar":
+                self.check_private(body, name)
+            elif name not in self.temps:
+                continue
+            new = self.k.fresh("v")
+            shape = (trip,) + tuple(sym.shape)
+            self.k.syms[new] = Sym(new, "array", sym.dtype, shape, "var", 0, s.loc)
+            self.temps.add(new)
+            pos = affine_expr((-lo, {s.var: 1}), s.loc)
+            body = _rename(body, name, new, pos, sym.kind == "scalar")
+            if sym.kind == "scalar":  # its last value, in case it is read later (else dce drops it)
+                after.append(Assign(Name(name, s.loc),
+                                    Index(new, (Num(trip - 1, False, s.loc),), s.loc), s.loc))
+            if name in self.temps:
+                self.temps.discard(name)
+                del self.k.syms[name]
+        return body, tuple(after)
+
+    def check_private(self, body: tuple, name: str) -> None:
+        for x in body:
+            reads = names_read_in((x,)) if isinstance(x.target, Index) else names_read(x.value)
+            if name in reads:
+                raise Refused(f"{name} is carried from one iteration to the next "
+                              f"(read at line {x.loc.line} before it is assigned)")
+            if x.target == Name(name):
+                return
+
+    # ---- dependence ------------------------------------------------------------------------
+
+    def check_independent(self, s: For, body: tuple, lo: int, hi: int) -> None:
+        written = names_written(body)
+        accesses: list[Access] = []
+        for n, x in enumerate(body):
+            for node in nodes(x.value):
+                if isinstance(node, Index):
+                    accesses.append(Access(node.base, node.indices, False, n, node))
+            t = x.target
+            accesses.append(Access(t.base, t.indices, True, n, t))
+            for node in (*nodes(t.indices), *nodes(x.value)):
+                if isinstance(node, Name) and node.id in written and node.id != s.var:
+                    raise Refused(f"the index {_show(node)} changes inside the loop")
+        for a in accesses:
+            if not a.write:
+                continue
+            for b in accesses:
+                if b.array != a.array:
+                    continue
+                try:
+                    clash = conflict(a, b, s.var, lo, hi, self.k.syms, self.ranges)
+                except NotAffine as e:
+                    raise Refused(f"the index {_show(e.args[0])} is not affine") from None
+                if clash:
+                    raise Refused(f"{_show(a.node)} (line {a.node.loc.line}) may be "
+                                  f"{_show(b.node)} (line {b.node.loc.line}) of another iteration")
+
+    # ---- building the vector statement ---------------------------------------------------------
+
+    def vector_stmt(self, x: Assign, i: str, lo: int, trip: int) -> Assign:
+        def spread(e):
+            if isinstance(e, Index):
+                return Index(e.base, tuple(self.spread_index(ix, i, lo, trip, e) for ix in e.indices),
+                             e.loc)
+            return e
+        target = spread(x.target)
+        if not isinstance(target, Index) or not any(isinstance(ix, Span) and ix.tag == i
+                                                    for ix in target.indices):
+            raise Refused(f"every iteration writes {_show(x.target)}")
+        tags = [ix.tag for ix in target.indices if isinstance(ix, Span)]
+        if len(set(tags)) != len(tags):
+            raise Refused(f"{_show(x.target)} uses one loop variable for two dimensions")
+        value = map_expr(x.value, lambda e: align(spread(e), tags) if isinstance(e, Index) else e)
+        return Assign(target, value, x.loc)
+
+    def spread_index(self, ix, i: str, lo: int, trip: int, whole: Index):
+        if isinstance(ix, Span):
+            if i in names_read(ix.start):
+                raise Refused(f"{_show(whole)} would need two loops in one dimension")
+            return ix
+        a = affine(ix, self.k.syms)
+        if a is None:
+            raise Refused(f"the index {_show(ix)} is not affine")
+        c = a[1].get(i, 0)
+        if c == 0:
+            return ix
+        if c < 0:
+            raise Refused(f"{_show(whole)} runs backwards over {i}")
+        start = (a[0] + c * lo, {n: v for n, v in a[1].items() if n != i})
+        return Span(affine_expr(start, ix.loc), trip, c, i, ix.loc)
+
+
+def _rename(body: tuple, name: str, new: str, pos, scalar: bool) -> tuple:
+    """Accesses of scalar (or temporary array) ``name`` become accesses of ``new[pos]...``."""
+    def fn(e):
+        if scalar and isinstance(e, Name) and e.id == name:
+            return Index(new, (pos,), e.loc)
+        if not scalar and isinstance(e, Index) and e.base == name:
+            return Index(new, (pos,) + e.indices, e.loc)
+        return e
+    return tuple(Assign(map_expr(x.target, fn), map_expr(x.value, fn), x.loc) for x in body)
+
+
+def align(e: Index, tags: list[str]) -> Index:
+    """An operand whose spans line up with the destination's dimensions ``tags`` under NumPy
+    broadcasting (aligned on the right): fixed indices become one-element spans where a
+    size-1 dimension is needed."""
+    mine = [ix.tag for ix in e.indices if isinstance(ix, Span)]
+    if not mine:
+        return e
+    if any(t not in tags for t in mine):
+        raise Refused(f"{_show(e)} runs over a loop the destination does not")
+    order = [tags.index(t) for t in mine]
+    if order != sorted(order):
+        raise Refused(f"{_show(e)} would need its dimensions transposed")
+    need = tags[order[0]:]
+    out = list(e.indices)
+    p = 0  # the next position of e's index to use
+    for r in need:
+        if r in mine:  # skip to its span; fixed indices passed on the way stay plain indices
+            while not (isinstance(out[p], Span) and out[p].tag == r):
+                p += 1
+        elif p < len(out) and not isinstance(out[p], Span):
+            out[p] = Span(out[p], 1, 1, r, out[p].loc)
+        else:
+            raise Refused(f"{_show(e)} has no dimension to broadcast over {r}")
+        p += 1
+    return Index(e.base, tuple(out), e.loc)
+
+
+def vectorise(k: Kernel, remarks: Remarks) -> Kernel:
+    """Vectorise every loop that can be (innermost first)."""
+    k = Kernel(dict(k.syms), k.body, k.params)
+    v = Vectoriser(k, remarks)
+    k.body = v.block(k.body)
+    return k
+
+
+__all__ = ["vectorise", "align", "type_of"]

@@ -1,0 +1,132 @@
+"""z3 proofs of the optimiser's rule table (compiler/opt/rules.py) and of the reduction claims.
+
+i64 rules are proven over 64-bit bit-vectors with INCA-A's semantics (wrapping, division toward
+zero, shift counts mod 64); f64 rules in IEEE 754 binary64 with round-to-nearest-even, where
+z3's ``==`` on floating-point terms is the bit-level identity (NaN equals NaN, -0.0 differs from
++0.0). A rule with flags must be false in IEEE arithmetic (else its flag is not needed) and true
+once the flags' assumptions hold, and true over the reals.
+"""
+from __future__ import annotations
+
+import pytest
+
+z3 = pytest.importorskip("z3")
+
+from inca.compiler.opt.reduce import OPS, tree_ok  # noqa: E402
+from inca.compiler.opt.rules import FAST_MATH, RULES, Rule, find  # noqa: E402
+
+F64 = z3.Float64()
+RNE = z3.RNE()
+
+
+def i64_op(op: str, a, b):
+    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a / b,
+            "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b,
+            "<<": lambda: a << (b & 63), ">>": lambda: a >> (b & 63),
+            "min": lambda: z3.If(a < b, a, b), "max": lambda: z3.If(a > b, a, b)}[op]()
+
+
+def f64_min(a, b):
+    """INCA-A's MIN: NaN propagates, -0.0 is below +0.0 (lang/isa.py _fmin)."""
+    nan = z3.fpNaN(F64)
+    pick = z3.Or(z3.fpLT(a, b), z3.And(z3.fpEQ(a, b), z3.fpIsNegative(a)))
+    return z3.If(z3.Or(z3.fpIsNaN(a), z3.fpIsNaN(b)), nan, z3.If(pick, a, b))
+
+
+def f64_max(a, b):
+    nan = z3.fpNaN(F64)
+    pick = z3.Or(z3.fpGT(a, b), z3.And(z3.fpEQ(a, b), z3.fpIsPositive(a)))
+    return z3.If(z3.Or(z3.fpIsNaN(a), z3.fpIsNaN(b)), nan, z3.If(pick, a, b))
+
+
+def f64_op(op: str, a, b):
+    return {"+": lambda: z3.fpAdd(RNE, a, b), "-": lambda: z3.fpSub(RNE, a, b),
+            "*": lambda: z3.fpMul(RNE, a, b), "/": lambda: z3.fpDiv(RNE, a, b),
+            "min": lambda: f64_min(a, b), "max": lambda: f64_max(a, b)}[op]()
+
+
+def real_op(op: str, a, b):
+    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a / b}[op]()
+
+
+def sides(r: Rule, x, c, op):
+    """(lhs, rhs) of the rule for each side it applies on."""
+    rhs = x if r.result == "x" else c
+    out = []
+    if r.side in ("right", "both"):
+        out.append((op(r.op, x, c), rhs))
+    if r.side in ("left", "both"):
+        out.append((op(r.op, c, x), rhs))
+    return out
+
+
+def valid(claim) -> bool:
+    s = z3.Solver()
+    s.add(z3.Not(claim))
+    return s.check() == z3.unsat
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.dtype == "i64"], ids=lambda r: r.name)
+def test_i64_rule_is_an_identity_on_64_bit_vectors(rule):
+    x = z3.BitVec("x", 64)
+    c = z3.BitVecVal(rule.const, 64)
+    for lhs, rhs in sides(rule, x, c, i64_op):
+        assert valid(lhs == rhs), rule
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.dtype == "f64"], ids=lambda r: r.name)
+def test_f64_rule_holds_bit_for_bit_exactly_when_it_has_no_flags(rule):
+    x = z3.FP("x", F64)
+    c = z3.FPVal(rule.const, F64)
+    for lhs, rhs in sides(rule, x, c, f64_op):
+        assert valid(lhs == rhs) == (not rule.flags), rule
+        if rule.flags:  # under its assumptions: finite where nnan/ninf, zeros equal where nsz
+            assume = []
+            if "nnan" in rule.flags:
+                assume.append(z3.Not(z3.fpIsNaN(x)))
+            if "ninf" in rule.flags:
+                assume.append(z3.Not(z3.fpIsInf(x)))
+            same = z3.Or(lhs == rhs, z3.And(z3.fpIsZero(lhs), z3.fpIsZero(rhs))) \
+                if "nsz" in rule.flags else lhs == rhs
+            assert valid(z3.Implies(z3.And(*assume), same)), rule
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.dtype == "f64"], ids=lambda r: r.name)
+def test_f64_rule_holds_over_the_reals(rule):
+    if rule.op not in ("+", "-", "*", "/"):
+        pytest.skip("no real counterpart")
+    x = z3.Real("x")
+    c = z3.RealVal(rule.const)
+    for lhs, rhs in sides(rule, x, c, real_op):
+        assert valid(lhs == rhs), rule
+
+
+def test_flags_are_granted_only_by_fast_math():
+    flagged = [r for r in RULES if r.flags]
+    assert flagged and all(set(r.flags) <= FAST_MATH for r in flagged)
+    for r in flagged:
+        assert find(r.op, r.const, r.side != "left", r.dtype, frozenset()) is None
+        assert find(r.op, r.const, r.side != "left", r.dtype, FAST_MATH) is not None
+
+
+def test_the_sign_of_a_zero_constant_matters():
+    assert find("+", -0.0, True, "f64", frozenset()).name == "fadd-negzero"
+    assert find("+", 0.0, True, "f64", frozenset()) is None
+
+
+# ---- the reduction claims (reduce.py): which operators may become trees at -O2 ------------------
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", ("i64", "f64"))
+def test_tree_reductions_are_exactly_those_that_reassociate(op, dtype):
+    if dtype == "f64" and op in ("&", "|", "^"):
+        pytest.skip("i64 only")
+    if dtype == "i64":
+        a, b, c = (z3.BitVec(n, 64) for n in "abc")
+        f = i64_op
+    else:
+        a, b, c = (z3.FP(n, F64) for n in "abc")
+        f = f64_op
+    exact = valid(f(op, f(op, a, b), c) == f(op, a, f(op, b, c))) and valid(f(op, a, b) == f(op, b, a))
+    assert exact == tree_ok(op, dtype, fast=False), (op, dtype)
+    assert tree_ok(op, dtype, fast=True)
