@@ -24,10 +24,13 @@ def compile_module(module: Module, src: Source, defines: dict[str, int] | None =
         checked = check(module, src, defines, include, clobber)
         if level is None or level.opt == 0:
             return lower(checked, src.name, clobber)
-        from ..opt.lower import lower as lower_opt
+        from ..opt.lower import lower as lower_opt, plan_clobber
         from ..opt.pipeline import optimise
 
-        return lower_opt(optimise(checked, level, trace), src.name, clobber)
+        inplace, aliases = frozenset(), ()
+        if clobber:
+            checked, inplace, aliases = plan_clobber(checked)
+        return lower_opt(optimise(checked, level, trace, inplace), src.name, inplace, aliases)
 
 
 def compile_source(src: Source, defines: dict[str, int] | None = None, include: tuple[str, ...] = (),

@@ -54,4 +54,4 @@ def canon(k: Kernel, remarks: Remarks) -> Kernel:
                 return (replace(s, then=block(s.then), orelse=block(s.orelse)),)
         return (s,)
 
-    return Kernel(k.syms, block(map_stmts(k.body, rebuild)), k.params)
+    return k.but(block(map_stmts(k.body, rebuild)))

@@ -67,4 +67,4 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
     if removed:
         remarks.done(None, f"removed {removed} assignment{'s' if removed != 1 else ''} to "
                      "scalars nothing reads")
-    return Kernel(k.syms, body, k.params)
+    return k.but(body)

@@ -125,7 +125,7 @@ def fold(k: Kernel, remarks: Remarks, flags: frozenset[str] = frozenset()) -> Ke
     if f.folded:
         remarks.done(None, f"folded {f.folded} constant or identity operation"
                      f"{'s' if f.folded != 1 else ''}")
-    return Kernel(k.syms, body, k.params)
+    return k.but(body)
 
 
 __all__ = ["fold", "map_expr"]

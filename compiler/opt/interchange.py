@@ -71,4 +71,4 @@ def interchange(k: Kernel, remarks: Remarks) -> Kernel:
             if moved is not None:
                 return (moved,)
         return None
-    return Kernel(k.syms, map_stmts_topdown(k.body, fn), k.params)
+    return k.but(map_stmts_topdown(k.body, fn))

@@ -47,10 +47,15 @@ class Kernel:
     syms: dict[str, Sym]
     body: tuple
     params: tuple[tuple[str, int], ...] = ()
+    inplace: frozenset[str] = frozenset()  # inputs --clobber lets passes overwrite
 
     @staticmethod
     def of(checked: Checked) -> "Kernel":
         return Kernel({s.name: s for s in checked.symbols}, checked.body, checked.params)
+
+    def but(self, body: tuple) -> "Kernel":
+        """This kernel with another body (the symbols are shared)."""
+        return Kernel(self.syms, body, self.params, self.inplace)
 
     def checked(self) -> Checked:
         return Checked(tuple(self.syms.values()), self.body, self.params)

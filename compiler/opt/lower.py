@@ -239,18 +239,23 @@ def _read_counts(body) -> dict[str, int]:
     return out
 
 
-def lower(checked: Checked, name: str, clobber: bool = False):
-    """The INCA-A program of optimised loop IR."""
+def lower(checked: Checked, name: str, inplace: frozenset[str] = frozenset(),
+          aliases: tuple[tuple[str, str], ...] = ()):
+    """The INCA-A program of optimised loop IR; ``inplace`` and ``aliases`` are the --clobber
+    plan (made before optimising, see :func:`plan_clobber`)."""
     from ..incaq.ast import room_for_chains
 
     with room_for_chains():
-        if not clobber:
-            return OptLowerer(checked, name).program(checked)
-        from ..incaq.clobber import plan, store_in_inputs
+        return OptLowerer(checked, name, inplace, dict(aliases)).program(checked)
 
-        p = plan(checked)
-        checked = store_in_inputs(checked, p.aliases)
-        return OptLowerer(checked, name, p.inplace, dict(p.aliases)).program(checked)
+
+def plan_clobber(checked: Checked):
+    """With --clobber: the inputs that may be evaluated into, the outputs stored in inputs, and
+    the kernel rewritten to store them there (clobber.py decides on the source's own code)."""
+    from ..incaq.clobber import plan, store_in_inputs
+
+    p = plan(checked)
+    return store_in_inputs(checked, p.aliases), p.inplace, p.aliases
 
 
 __all__ = ["OptLowerer", "lower", "_Label"]

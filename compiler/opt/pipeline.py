@@ -73,10 +73,13 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
 PASS_NAMES = tuple(dict.fromkeys(name for name, _, _ in PASSES))
 
 
-def optimise(checked: Checked, level: Level, trace: Trace | None = None) -> Checked:
-    """Run the level's passes over a checked kernel."""
+def optimise(checked: Checked, level: Level, trace: Trace | None = None,
+             inplace: frozenset[str] = frozenset()) -> Checked:
+    """Run the level's passes over a checked kernel (``inplace``: the inputs --clobber lets the
+    passes overwrite, each element of which the kernel reads at most once)."""
     trace = trace if trace is not None else Trace()
     k = Kernel.of(checked)
+    k.inplace = inplace
     for name, least, run in PASSES:
         if level.opt < least:
             continue

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..incaq.ast import Assign, Binary, Call, For, Index, Name, Num
 from ..incaq.checked import Sym, type_of
-from .ir import Kernel, Span, affine_expr, const_int, is_plain, map_stmts, names_read
+from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_stmts, names_read
 from .remarks import Remarks
 
 #: The reduction operators, as INCA-Q writes them.
@@ -76,18 +76,25 @@ class Reducer:
         trip = hi - lo
         from .vectorise import Refused, Vectoriser
 
-        v = self.k.fresh("v")
-        self.k.syms[v] = Sym(v, "array", etype, (trip,), "var", 0, s.loc)
-        pos = affine_expr((-lo, {s.var: 1}), s.loc)
+        v, base = self.storage(e, s.var, etype)
+        made = v is None
+        if made:
+            v = self.k.fresh("v")
+            self.k.syms[v] = Sym(v, "array", etype, (trip,), "var", 0, s.loc)
+        else:
+            self.remarks.done(s.loc, f"terms of the reduction over {s.var} computed in the "
+                              f"input {v} (--clobber)")
+        pos = affine_expr((base - lo, {s.var: 1}), s.loc)
         fill = For(s.var, s.lo, s.hi, (Assign(Index(v, (pos,), s.loc), e, stmt.loc),), s.loc)
         try:
             terms = Vectoriser(self.k, Remarks()).vectorise(fill)
         except Refused as why:
-            del self.k.syms[v]
+            if made:
+                del self.k.syms[v]
             self.remarks.missed(s.loc, f"reduction over {s.var} kept as it is: {why}")
             return (s,)
         if tree:
-            return terms + self.tree(stmt, op, v, trip, s)
+            return terms + self.tree(stmt, op, v, base, trip, s)
         if etype == "f64" and op in ("+", "*"):
             self.remarks.missed(s.loc, f"f64 reduction over {s.var} kept in order: use -Ofast "
                                 "to reassociate")
@@ -100,18 +107,32 @@ class Reducer:
                       stmt.loc)
         return terms + (For(s.var, s.lo, s.hi, (step,), s.loc),)
 
-    def tree(self, stmt, op: str, v: str, n: int, s: For) -> tuple:
+    def storage(self, e, i: str, etype: str) -> tuple[str | None, int]:
+        """Where the terms go: with --clobber, the input e's first operand reads (``X[i + d]``,
+        each element read only there), as ``(X, d)``; else ``(None, 0)``, a new temporary."""
+        first = e
+        while isinstance(first, (Binary, Call)):
+            first = first.left if isinstance(first, Binary) else first.args[0]
+        if not (isinstance(first, Index) and first.base in self.k.inplace):
+            return None, 0
+        sym = self.k.syms[first.base]
+        a = affine(first.indices[0], self.k.syms) if len(first.indices) == 1 else None
+        if sym.dtype != etype or a is None or a[1] != {i: 1}:
+            return None, 0
+        return first.base, a[0]
+
+    def tree(self, stmt, op: str, v: str, base: int, n: int, s: For) -> tuple:
         loc = stmt.loc
         out = []
         while n > 1:
             h = n // 2
 
             def part(start: int, h=h):
-                return Index(v, (Span(Num(start, False, loc), h, 1, "tree", loc),), loc)
+                return Index(v, (Span(Num(base + start, False, loc), h, 1, "tree", loc),), loc)
             out.append(Assign(part(0), _combine(op, part(0), part(n - h), loc), loc))
             n -= h
-        out.append(Assign(stmt.target, _combine(op, stmt.target, Index(v, (Num(0, False, loc),), loc),
-                                                loc), loc))
+        first = Index(v, (Num(base, False, loc),), loc)
+        out.append(Assign(stmt.target, _combine(op, stmt.target, first, loc), loc))
         self.remarks.done(s.loc, f"reduction over {s.var} turned into a tree of {len(out) - 1} "
                           f"vector {NAMES[op]}")
         return tuple(out)
@@ -119,7 +140,7 @@ class Reducer:
 
 def reduce(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Split the reductions of the kernel's innermost loops."""
-    k = Kernel(dict(k.syms), k.body, k.params)
+    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
     r = Reducer(k, remarks, fast)
     k.body = map_stmts(k.body, r.loop)
     return k

@@ -39,4 +39,4 @@ def unroll(k: Kernel, remarks: Remarks, level: int = 1) -> Kernel:
             out.extend(substitute(s.body, s.var, Num(t, False, s.loc)))
         remarks.done(s.loc, f"loop over {s.var} fully unrolled ({trip} iterations)")
         return (*out, Assign(Name(s.var, s.loc), Num(max(hi, lo), False, s.loc), s.loc))
-    return Kernel(k.syms, map_stmts(k.body, fn), k.params)
+    return k.but(map_stmts(k.body, fn))

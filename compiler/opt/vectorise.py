@@ -235,7 +235,7 @@ def align(e: Index, tags: list[str]) -> Index:
 
 def vectorise(k: Kernel, remarks: Remarks) -> Kernel:
     """Vectorise every loop that can be (innermost first)."""
-    k = Kernel(dict(k.syms), k.body, k.params)
+    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
     v = Vectoriser(k, remarks)
     k.body = v.block(k.body)
     return k
