@@ -351,6 +351,7 @@ class Lowerer(FlowLowering):
         self.stmts(checked.body)
         self.loc = None
         self.emit("END")
+        self.after_end()
         numbers: dict[int, int] = {}
         k = 0
         for item in self.items:
@@ -367,6 +368,9 @@ class Lowerer(FlowLowering):
                 ins = Instr(ins.op, ins.dest, ins.src, numbers[id(target)], ins.loc)
             instrs.append(ins)
         return Program(self.decls(instrs), tuple(instrs), (), self.name)
+
+    def after_end(self) -> None:
+        """Code placed after END (none at -O0; the optimiser's lowering puts rare paths there)."""
 
     def decls(self, instrs: list[Instr]) -> tuple[Decl, ...]:
         """Declarations; scalars the assembler would infer the same way are left implicit.

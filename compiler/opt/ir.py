@@ -154,6 +154,14 @@ def substitute(body, name: str, value: Expr):
     return map_stmts(body, lambda s: (map_exprs_in(s, fn),))
 
 
+def rename_scalar(body: tuple, name: str, new: str) -> tuple:
+    """A block with scalar ``name`` (read or assigned) renamed ``new``."""
+    def fn(e):
+        return Name(new, e.loc) if isinstance(e, Name) and e.id == name else e
+    return map_stmts(body, lambda s: (map_exprs_in(replace(s, target=map_expr(s.target, fn))
+                                                   if isinstance(s, Assign) else s, fn),))
+
+
 def stmts(body) -> Iterator:
     """Every statement of a block, nested ones included."""
     for s in body:
@@ -309,5 +317,5 @@ def uses_outside_index(body, name: str) -> bool:
 
 
 __all__ = ["Span", "Kernel", "map_expr", "map_stmts", "map_stmts_topdown", "map_exprs_in", "substitute", "stmts",
-           "own_exprs", "names_read", "names_read_in", "names_written", "is_plain", "size", "affine", "affine_expr",
+           "own_exprs", "rename_scalar", "names_read", "names_read_in", "names_written", "is_plain", "size", "affine", "affine_expr",
            "const_int", "uses_outside_index", "wrap", "Call", "Compare"]

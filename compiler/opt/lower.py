@@ -18,8 +18,8 @@ outputs bit for bit.
 from __future__ import annotations
 
 from ...lang.program import Affine, Imm, Ref, Slice
-from ..incaq.ast import Assign, Binary, Compare, For, Index, Name, Num, While, nodes
-from ..incaq.checked import Checked, Sym
+from ..incaq.ast import Assign, Binary, BoolOp, Compare, For, If, IfExpr, Index, Name, Num, While, nodes
+from ..incaq.checked import Checked, Seq, Sym
 from ..incaq.lower import Lowerer, _binary_parts, _Label
 from .ir import Span, const_int, is_plain, names_read, names_written, substitute, \
     uses_outside_index
@@ -41,6 +41,7 @@ class OptLowerer(Lowerer):
         super().__init__(checked, name, inplace, aliases)
         self.vshape: tuple[int, ...] = ()
         self.reads_total = _read_counts(checked.body)
+        self.cold: list[tuple] = []  # rare paths, after END
 
     # ---- vectors -------------------------------------------------------------------------------
 
@@ -126,12 +127,32 @@ class OptLowerer(Lowerer):
     # ---- loops ---------------------------------------------------------------------------------
 
     def stmt(self, s) -> None:
-        if isinstance(s, For):
+        if isinstance(s, If) and not s.orelse and _blez_test(s.cond, self.syms):
+            self.rare(s)
+        elif isinstance(s, For):
             self.for_loop(s)
         elif isinstance(s, While) and _i64_condition(s.cond, self.syms):
             self.rotated_while(s)
         else:
             super().stmt(s)
+
+    def rare(self, s: If) -> None:
+        """``if x <= 0 then { S }`` on an i64 scalar x (strength.py's wrap-arounds): one BLEZ to S,
+        placed after END and jumping back, so the usual path costs one instruction."""
+        self.loc = s.loc
+        go, back = self.label("rare"), self.label("back")
+        self.emit("BLEZ", Ref(s.cond.left.id, (), s.loc), None, go)
+        self.mark(back)
+        self.cold.append((go, s.then, back, s.loc, tuple(self.loops), self.base))
+
+    def after_end(self) -> None:
+        while self.cold:
+            go, body, back, loc, loops, base = self.cold.pop(0)
+            self.mark(go)
+            self.loops, self.base = list(loops), base  # as at the if: live temporaries stay
+            self.stmts(body)
+            self.loc = loc
+            self.emit("JMP", target=back)
 
     def for_loop(self, s: For) -> None:
         lo, hi = const_int(s.lo), const_int(s.hi)
@@ -148,6 +169,10 @@ class OptLowerer(Lowerer):
             else:
                 self.counted(s, lo, hi)
             return
+        if not names_read(s.hi) & names_written(s.body) and not any(
+                isinstance(n, (Seq, IfExpr, BoolOp)) for n in nodes(s.hi)):
+            self.runtime_counted(s)
+            return
         self.assign(Assign(var, s.lo, s.loc))
         exit_ = self.label("exit")
         self.branch_false(Compare("<", var, s.hi, s.loc), exit_)
@@ -160,6 +185,50 @@ class OptLowerer(Lowerer):
         self.step(s.var, s.loc)
         self.branch_true(Compare("<", var, s.hi, s.loc), top)
         self.mark(exit_)
+
+    def runtime_counted(self, s: For) -> None:
+        """A bound the body cannot change is computed once (loop-invariant code motion: -O0
+        computes it before every test); a register counts up to zero as in :meth:`counted`."""
+        loc, var = s.loc, Name(s.var, s.loc)
+        h = self.counter("h")
+        self.assign(Assign(Name(h.name, loc), s.hi, loc))
+        hv = Name(h.name, loc)
+        shifted = is_plain(s.body) and not uses_outside_index(s.body, s.var)
+        body = s.body
+        if shifted:  # the variable is the register: i - h + 1, and indices add h - 1
+            count = Ref(s.var, (), loc)
+            start = Binary("+", Binary("-", s.lo, hv, loc), Num(1, False, loc), loc)
+            self.assign(Assign(var, start, loc))
+            body = substitute(body, s.var, Binary("-", Binary("+", var, hv, loc), Num(1, False, loc),
+                                                  loc))
+        else:
+            count = self.counter()
+            self.assign(Assign(var, s.lo, loc))
+            start = Binary("+", Binary("-", var, hv, loc), Num(1, False, loc), loc)
+            self.assign(Assign(Name(count.name, loc), start, loc))
+        top, cont, exit_ = self.label("top"), self.label("next"), self.label("exit")
+        self.loc = loc
+        self.emit("BLEZ", count, None, top)
+        self.emit("JMP", target=exit_)
+        self.mark(top)
+        self.loops.append((cont, exit_))
+        self.stmts(body)
+        self.loops.pop()
+        self.mark(cont)
+        if not shifted:
+            self.step(s.var, loc)
+        self.loc = loc
+        self.emit("ADD", count, Imm(1, "i64", loc))
+        self.emit("BLEZ", count, None, top)
+        self.mark(exit_)
+        if shifted and self.live_after(s):
+            self.emit("ADD", Ref(s.var, (), loc), Ref(h.name, (), loc))
+            self.emit("SUB", Ref(s.var, (), loc), Imm(1, "i64", loc))
+
+    def live_after(self, s: For) -> bool:
+        """Whether the loop variable's final value may be read (outside the loop, or by the host)."""
+        return self.reads_total.get(s.var, 0) > _read_counts(s.body).get(s.var, 0) \
+            or self.syms[s.var].role != "var"
 
     def step(self, name: str, loc) -> None:
         self.loc = loc
@@ -181,8 +250,7 @@ class OptLowerer(Lowerer):
         self.step(s.var, s.loc)
         self.emit("BLEZ", Ref(s.var, (), s.loc), None, top)
         self.mark(exit_)
-        if self.reads_total.get(s.var, 0) > _read_counts(s.body).get(s.var, 0) \
-                or self.syms[s.var].role != "var":
+        if self.live_after(s):
             self.emit("PUTL", Ref(s.var, (), s.loc), Imm(hi, "i64", s.loc))
 
     def counted(self, s: For, lo: int, hi: int) -> None:
@@ -203,11 +271,12 @@ class OptLowerer(Lowerer):
         self.emit("BLEZ", count, None, top)
         self.mark(exit_)
 
-    def counter(self) -> Ref:
+    def counter(self, stem: str = "n") -> Ref:
+        """A new kernel-private i64 scalar (a loop's count or hoisted bound)."""
         n = 1
-        while f"n{n}" in self.syms:
+        while f"{stem}{n}" in self.syms:
             n += 1
-        name = f"n{n}"
+        name = f"{stem}{n}"
         self.syms[name] = Sym(name, "scalar", "i64", implicit=True)
         return Ref(name, (), self.loc)
 
@@ -221,6 +290,13 @@ class OptLowerer(Lowerer):
         self.mark(test)
         self.branch_true(s.cond, top)
         self.mark(exit_)
+
+
+def _blez_test(c, syms) -> bool:
+    """Whether c is ``x <= 0`` for an i64 scalar x (one BLEZ tests it)."""
+    return isinstance(c, Compare) and c.op == "<=" and isinstance(c.left, Name) \
+        and c.right == Num(0, False) and syms[c.left.id].dtype == "i64" \
+        and syms[c.left.id].kind == "scalar"
 
 
 def _simple_value(e) -> bool:

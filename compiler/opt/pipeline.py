@@ -14,11 +14,13 @@ from .canon import canon
 from .dce import dce
 from .fold import fold
 from .interchange import interchange
+from .propagate import propagate
 from .ir import Kernel
 from .reduce import reduce
 from .remarks import Remarks
 from .rules import FAST_MATH
 from .show import show
+from .strength import strength
 from .unroll import unroll
 from .vectorise import vectorise
 
@@ -61,6 +63,8 @@ class Trace:
 PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("canon", 1, lambda k, r, lv: canon(k, r)),
     ("fold", 1, lambda k, r, lv: fold(k, r, lv.flags)),
+    ("strength", 1, lambda k, r, lv: strength(k, r)),
+    ("propagate", 1, lambda k, r, lv: propagate(k, r)),
     ("interchange", 2, lambda k, r, lv: interchange(k, r)),
     ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),
     ("vectorise", 2, lambda k, r, lv: vectorise(k, r)),

@@ -1,0 +1,74 @@
+"""Pass ``propagate`` (-O1): a private scalar holding an affine value is read in indices directly.
+
+``disp = a + b - f; M[disp] = P[i]`` becomes ``M[a + b - f] = P[i]``: INCA-A's address
+generator computes affine indices at fire time for free, so the three instructions computing
+``disp`` go (dce removes the assignment once nothing reads it). It applies when every read of the
+scalar in the whole kernel is an index in the statements after the assignment, in the same block,
+before anything writes the scalar or a name of its value again.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..incaq.ast import Assign, DoWhile, For, If, Loop, Name, While, nodes
+from ..incaq.checked import TailLoop
+from .ir import Kernel, affine, names_read, names_written, own_exprs, stmts, substitute, \
+    uses_outside_index
+from .remarks import Remarks
+
+
+def _reads(body) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for s in stmts(body):
+        for x in own_exprs(s):
+            for n in nodes(x):
+                if isinstance(n, Name):
+                    out[n.id] = out.get(n.id, 0) + 1
+    return out
+
+
+class Propagator:
+    def __init__(self, k: Kernel, remarks: Remarks):
+        self.k, self.remarks = k, remarks
+        self.total = _reads(k.body)
+
+    def block(self, body: tuple) -> tuple:
+        body = tuple(self.inner(s) for s in body)
+        out = list(body)
+        for n, s in enumerate(out):
+            if not (isinstance(s, Assign) and isinstance(s.target, Name)):
+                continue
+            x = s.target.id
+            sym = self.k.syms[x]
+            if sym.role != "var" or sym.kind != "scalar" or sym.dtype != "i64":
+                continue
+            if affine(s.value, self.k.syms) is None or x in names_read(s.value):
+                continue
+            guarded = names_read(s.value) | {x}
+            end = n + 1
+            while end < len(out) and not names_written(out[end:end + 1]) & guarded:
+                end += 1
+            window = tuple(out[n + 1:end])
+            stop = out[end:end + 1]
+            if stop and x in _reads(stop):  # it reads the value before writing a new one
+                continue
+            if _reads(window).get(x, 0) != self.total.get(x, 0) or not self.total.get(x):
+                continue
+            if uses_outside_index(window, x):
+                continue
+            out[n + 1:end] = substitute(window, x, s.value)
+            self.remarks.done(s.loc, f"{x} computed in the indices that read it")
+        return tuple(out)
+
+    def inner(self, s):
+        match s:
+            case For() | While() | Loop() | DoWhile() | TailLoop():
+                return replace(s, body=self.block(s.body))
+            case If():
+                return replace(s, then=self.block(s.then), orelse=self.block(s.orelse))
+        return s
+
+
+def propagate(k: Kernel, remarks: Remarks) -> Kernel:
+    """Forward affine scalars into the indices that read them."""
+    return k.but(Propagator(k, remarks).block(k.body))

@@ -1,0 +1,144 @@
+"""Pass ``strength`` (-O1): ``i / b`` and ``i % b`` in a counted loop become counters.
+
+In ``for i in lo .. hi`` (lo a constant >= 0, b an i64 scalar the loop does not write),
+``q = i / b`` and ``r = i % b`` step with i: r goes up by one and wraps to 0 at b, when q goes up
+by one. The loop keeps ``f = b - r`` (counting down to 0, so the wrap test is one BLEZ) and reads
+``i % b`` as ``b - f``; a product ``(i / b) * s`` with s invariant becomes its own counter that
+adds s at each wrap. ``disp = (i / bl) * st + i % bl; M[disp] = P[i]`` thus costs no division,
+no remainder and no product, and the index stays affine (propagate.py puts it in M's index).
+
+This holds only for b > 0 (i >= 0 then divides like floor), so the loop is versioned:
+``if b > 0 then { counters } else { the loop as written }`` (the second faults on b == 0 as -O0).
+"""
+from __future__ import annotations
+
+from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num, nodes
+from ..incaq.checked import Sym
+from .ir import Kernel, const_int, is_plain, map_expr, map_exprs_in, map_stmts, names_read_in, \
+    names_written, own_exprs, rename_scalar, stmts
+from .remarks import Remarks
+
+
+def _divisor(s: For, k: Kernel) -> str | None:
+    """The first b with ``i / b`` or ``i % b`` in the loop's body (b invariant, i64 scalar)."""
+    written = names_written(s.body)
+    for x in stmts(s.body):
+        for e in own_exprs(x):
+            for n in nodes(e):
+                if isinstance(n, Binary) and n.op in ("/", "%") and n.left == Name(s.var) \
+                        and isinstance(n.right, Name) and n.right.id not in written \
+                        and n.right.id != s.var:
+                    sym = k.syms.get(n.right.id)
+                    if sym is not None and sym.kind == "scalar" and sym.dtype == "i64":
+                        return n.right.id
+    return None
+
+
+def _invariant(e, written: set[str], k: Kernel) -> bool:
+    """An i64 literal or an i64 scalar the loop does not write."""
+    if isinstance(e, Num):
+        return not e.is_float
+    return isinstance(e, Name) and e.id not in written and k.syms[e.id].kind == "scalar" \
+        and k.syms[e.id].dtype == "i64"
+
+
+def _reduce(s: For, k: Kernel, remarks: Remarks):
+    lo = const_int(s.lo)
+    if lo is None or lo < 0 or not is_plain(s.body) or s.var in names_written(s.body):
+        return None
+    b = _divisor(s, k)
+    if b is None:
+        return None
+    loc = s.loc
+    written = names_written(s.body)
+    f, q = k.fresh(f"{b}_left"), k.fresh(f"{b}_quot")
+    for name in (f, q):
+        k.syms[name] = Sym(name, "scalar", "i64", implicit=True)
+    products: dict = {}  # invariant factor -> its counter's name
+
+    def counter(factor) -> str:
+        if factor not in products:
+            name = products[factor] = k.fresh(f"{b}_step")
+            k.syms[name] = Sym(name, "scalar", "i64", implicit=True)
+        return products[factor]
+
+    def rewrite(e):
+        match e:
+            case Binary(op="%", left=Name(id=v), right=Name(id=d)) if v == s.var and d == b:
+                return Binary("-", Name(b, e.loc), Name(f, e.loc), e.loc)
+            case Binary(op="*", left=Name(id=n), right=r) if n == q and _invariant(r, written, k):
+                return Name(counter(r), e.loc)
+            case Binary(op="*", left=l, right=Name(id=n)) if n == q and _invariant(l, written, k):
+                return Name(counter(l), e.loc)
+            case Binary(op="/", left=Name(id=v), right=Name(id=d)) if v == s.var and d == b:
+                return Name(q, e.loc)
+        return e
+    body = map_stmts(s.body, lambda x: (map_exprs_in(x, lambda e: map_expr(e, rewrite)),))
+    uses_q = q in names_read_in(body)
+    if not uses_q:
+        del k.syms[q]
+
+    def num(v: int):
+        return Num(v, False, loc)
+    bn = Name(b, loc)
+    # the counters at i = lo: q = lo / b, f = b - lo % b (computed when lo > 0: b is known only
+    # at run time)
+    rem = Binary("%", num(lo), bn, loc) if lo else None
+    quo = Binary("/", num(lo), bn, loc) if lo else num(0)
+    init = [Assign(Name(f, loc), Binary("-", bn, rem, loc) if rem else bn, loc)]
+    wrap = [Assign(Name(f, loc), bn, loc)]
+    if uses_q:
+        init.append(Assign(Name(q, loc), quo, loc))
+        wrap.append(Assign(Name(q, loc), Binary("+", Name(q, loc), num(1), loc), loc))
+    for factor, name in products.items():
+        init.append(Assign(Name(name, loc), Binary("*", quo, factor, loc) if lo else num(0), loc))
+        wrap.append(Assign(Name(name, loc), Binary("+", Name(name, loc), factor, loc), loc))
+    body = _privatise(body, s.body, k)
+    step = [Assign(Name(f, loc), Binary("-", Name(f, loc), num(1), loc), loc),
+            If(Compare("<=", Name(f, loc), num(0), loc), tuple(wrap), (), loc)]
+    fast = (*init, For(s.var, s.lo, s.hi, body + tuple(step), loc))
+    remarks.done(loc, f"{s.var} / {b} and {s.var} % {b} in the loop over {s.var} became counters "
+                 f"(for {b} > 0; the loop as written runs otherwise)")
+    return (If(Compare(">", bn, num(0), loc), fast, (s,), loc),)
+
+
+def _privatise(body: tuple, original: tuple, k: Kernel) -> tuple:
+    """The fast copy's own names for the scalars private to the loop (assigned before any read
+    in each iteration, read nowhere else), so later passes see the two copies apart."""
+    inside = _reads(original)
+    outside = _reads(k.body)
+    for x in sorted(names_written(original)):
+        sym = k.syms[x]
+        if sym.kind != "scalar" or sym.role != "var" or outside.get(x, 0) != inside.get(x, 0):
+            continue
+        first = next((st for st in original if x in names_written((st,)) or x in _reads((st,))),
+                     None)
+        if not (isinstance(first, Assign) and first.target == Name(x)) or x in _reads((first,)):
+            continue
+        new = k.fresh(f"{x}_")
+        k.syms[new] = Sym(new, "scalar", sym.dtype, implicit=True)
+        body = rename_scalar(body, x, new)
+    return body
+
+
+def _reads(body) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for st in stmts(body):
+        for e in own_exprs(st):
+            for n in nodes(e):
+                if isinstance(n, Name):
+                    out[n.id] = out.get(n.id, 0) + 1
+    return out
+
+
+def strength(k: Kernel, remarks: Remarks) -> Kernel:
+    """Strength-reduce the divisions and remainders of counted loops by invariants."""
+    def fn(s):
+        if isinstance(s, For):
+            new = _reduce(s, k, remarks)
+            if new is not None:
+                return new
+        return (s,)
+    return k.but(map_stmts(k.body, fn))
+
+
