@@ -1,0 +1,191 @@
+"""The optimiser's passes one by one: what each does to a small kernel, what it refuses and says
+why (remarks), and the runs that must stay exact on the edges (faults, versioned loops)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inca.compiler.incaq.pipeline import compile_source
+from inca.compiler.opt.pipeline import Level, Trace
+from inca.compiler.printer import print_program
+from inca.interpreter.engine import RuntimeFault
+from inca.interpreter.loader import execute
+from inca.interpreter.profiles import load_profile
+from inca.lang.diagnostics import Source
+from inca.lang.tuples import encode
+
+O1, O2, FAST = Level(1), Level(2), Level(2, True)
+PROFILE = load_profile("scratchpad")
+KERNELS = Path(__file__).resolve().parent.parent / "examples" / "kernels"
+
+
+def compiled(text: str, level: Level, clobber: bool = False, after: tuple = ()):
+    trace = Trace(after)
+    prog = compile_source(Source("k.incaq", text), level=level, trace=trace, clobber=clobber)
+    return prog, trace
+
+
+def asm(text: str, level: Level, clobber: bool = False) -> str:
+    return print_program(compiled(text, level, clobber)[0])
+
+
+def remarks(text: str, level: Level, clobber: bool = False) -> str:
+    return compiled(text, level, clobber)[1].remarks.text()
+
+
+def run(text: str, level: Level | None, inputs: dict, clobber: bool = False):
+    prog = compile_source(Source("k.incaq", text), level=level, clobber=clobber)
+    return execute(encode(prog), PROFILE, {k: list(v) for k, v in inputs.items()})
+
+
+def open_kernel(name: str) -> str:
+    return (KERNELS / f"{name}.incaq").read_text(encoding="utf-8")
+
+
+# ---- vectorise and dependence -------------------------------------------------------------------
+
+MAP = "input A: f64[8]\ninput B: f64[8]\noutput C: f64[8]\nfor i in 0 .. 8 do {\n    C[i] = A[i] * B[i] + 1.5\n}\n"
+
+
+def test_an_element_wise_map_becomes_vector_instructions():
+    text = asm(MAP, O2)
+    assert "PUTL C[0:8], A[0:8]" in text and "MUL C[0:8], C[0:8], B[0:8]" in text
+    assert "ADD C[0:8], C[0:8], 1.5" in text
+    assert "k.incaq:4:1: remark: [vectorise] vectorised over i (8 elements)" in remarks(MAP, O2)
+
+
+def test_a_recurrence_is_not_vectorised_and_the_remark_names_both_accesses():
+    text = "inout A: f64[8]\nfor i in 1 .. 8 do {\n    A[i] = A[i - 1] * 2.0\n}\n"
+    r = remarks(text, O2)
+    assert "remark (missed): [vectorise] loop over i not vectorised: A[i] (line 3) may be " \
+           "A[(i - 1)] (line 3) of another iteration" in r
+    inputs = {"A": [1.0] * 8}
+    assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs
+
+
+def test_independent_offsets_are_proven_apart_by_z3():
+    # writes even elements, reads odd ones: no two iterations touch one element
+    text = "inout A: f64[16]\nfor i in 0 .. 8 do {\n    A[2 * i] = A[2 * i + 1] + 1.0\n}\n"
+    listing = asm(text, O2)
+    assert "A[1:16:2]" in listing and "PUTL A[0:15:2]" in listing and "BLEZ" not in listing
+
+
+def test_a_transposed_operand_is_not_vectorised_over_the_outer_loop():
+    r = remarks(open_kernel("matrix-transpose"), O2)
+    assert "would need its dimensions transposed" in r
+    assert "vectorised over j" in r
+
+
+def test_a_private_scalar_is_expanded_and_its_last_value_kept_when_read():
+    text = ("input A: f64[4]\noutput B: f64[4]\noutput last: f64\nfor i in 0 .. 4 do {\n"
+            "    t = A[i] * 2.0\n    B[i] = t + 1.0\n}\nlast = t\n")
+    inputs = {"A": [1.0, 2.0, 3.0, 4.0]}
+    assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs
+    assert "vectorised over i" in remarks(text, O2)
+
+
+def test_the_loop_variable_used_as_a_value_is_not_vectorised():
+    text = "output A: i64[8]\nfor i in 0 .. 8 do {\n    A[i] = i * 3\n}\n"
+    assert "is used as a value" in remarks(text, O2)
+    assert run(text, O2, {}).outputs["A"] == [3 * i for i in range(8)]
+
+
+# ---- reductions and interchange -----------------------------------------------------------------
+
+def test_an_f64_sum_stays_in_order_at_O2_and_becomes_a_tree_at_Ofast():
+    text = open_kernel("dot-product")
+    assert "kept in order: use -Ofast to reassociate" in remarks(text, O2)
+    assert "turned into a tree of 4 vector adds" in remarks(text, FAST)
+    assert "ADD v1[0:8], v1[0:8], v1[8:16]" in asm(text, FAST)
+
+
+def test_an_i64_sum_becomes_a_tree_at_O2():
+    text = "input A: i64[10]\ninput B: i64[10]\noutput s: i64\nfor i in 0 .. 10 do {\n    s = s + A[i] * B[i]\n}\n"
+    assert "tree of 4 vector adds" in remarks(text, O2)
+    a, b = list(range(-5, 5)), [3 * x + 1 for x in range(10)]
+    assert run(text, O2, {"A": a, "B": b}).outputs["s"] == sum(x * y for x, y in zip(a, b))
+
+
+def test_f64_max_is_exact_as_a_tree():
+    text = "input A: f64[6]\noutput m: f64 = -1e300\nfor i in 0 .. 6 do {\n    m = max(m, A[i] * 2.0)\n}\n"
+    text = text.replace(" = -1e300", "")
+    assert "tree of 3 vector maxes" in remarks(text, O2)
+    inputs = {"A": [-0.0, 0.0, -3.5, 2.0, 2.0, -1.0]}
+    assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs
+
+
+def test_matrix_multiplication_moves_k_outside_and_vectorises_the_rest():
+    r = remarks(open_kernel("matrix-multiplication"), O2)
+    assert "loop over k moved outside the loops over i, j" in r
+    text = asm(open_kernel("matrix-multiplication"), O2)
+    assert "PUTL t1_4x4f[0:4][0:4], A[0:4][0:1]" in text
+    assert "MUL t1_4x4f[0:4][0:4], t1_4x4f[0:4][0:4], B[0][0:4]" in text
+
+
+def test_clobber_computes_the_terms_in_the_input():
+    text = asm(open_kernel("dot-product"), FAST, clobber=True)
+    assert text.splitlines()[4].split(None, 1)[1].startswith("MUL A[0:16], A[0:16], B[0:16]")
+    assert "MUL A[0:4][0:4], A[0:4][0:4], B[0:4][0:4]" in asm(open_kernel("hadamard-product"), O2, clobber=True)
+
+
+# ---- scalar passes --------------------------------------------------------------------------------
+
+def test_params_fold_and_a_division_by_zero_is_left_to_fault():
+    text = "param N = 16\noutput x: i64\noutput y: i64\nx = N - 1\ny = x / (N - 16)\n"
+    assert "PUTL x, 15" in asm(text, O1)
+    with pytest.raises(RuntimeFault, match="division by zero"):
+        run(text, O1, {})
+
+
+def test_identities_apply_only_in_the_expressions_own_type():
+    text = "input a: i64\ninput b: f64\noutput x: f64\noutput y: f64\nx = a * 1.0 / 2\ny = b * 1.0 + 0.0\n"
+    inputs = {"a": [7], "b": [-0.0]}
+    o0 = run(text, None, inputs).outputs
+    assert run(text, O2, inputs).outputs == o0
+    assert str(o0["y"]) == "0.0"  # -0.0 + 0.0 is +0.0: x + 0.0 -> x needs -ffast-math
+
+
+def test_a_constant_condition_drops_the_branch_never_taken():
+    text = "output x: i64\nif 3 < 2 then {\n    x = 1\n} else {\n    x = 2\n}\n"
+    listing = asm(text, O1)
+    assert "PUTL x, 2" in listing and "PUTL x, 1" not in listing and "BLEZ" not in listing
+
+
+def test_a_counted_loop_costs_two_instructions_per_iteration_at_O1():
+    text = "input A: f64[50]\ninput B: f64[50]\noutput c: f64\ni = 0\nwhile i < 50 do {\n    c = c + A[i] * B[i]\n    i = i + 1\n}\n"
+    inputs = {"A": [0.5] * 50, "B": [2.0] * 50}
+    o0, o1 = run(text, None, inputs), run(text, O1, inputs)
+    assert o0.outputs == o1.outputs
+    assert (o0.instructions, o1.instructions) == (8 * 50 + 4, 5 * 50 + 1)
+
+
+UNPACK = ("input n: i64\ninput bl: i64\ninput st: i64\ninput P: f64[12]\ninout M: f64[30]\n"
+          "for i in 2 .. n do {\n    disp = (i / bl) * st + i % bl\n    M[disp] = P[i]\n}\n")
+
+
+@pytest.mark.parametrize("bl, st", ((3, 2), (1, 2), (5, 2), (-2, -2)))
+def test_strength_reduction_is_exact_on_both_versions(bl, st):
+    inputs = {"n": [12], "bl": [bl], "st": [st], "P": [float(x) for x in range(12)], "M": [0.0] * 30}
+    assert run(UNPACK, O1, inputs).outputs == run(UNPACK, None, inputs).outputs
+    assert "i / bl and i % bl in the loop over i became counters" in remarks(UNPACK, O1)
+
+
+def test_strength_reduction_still_faults_on_a_zero_divisor():
+    inputs = {"n": [12], "bl": [0], "st": [4], "P": [0.0] * 12, "M": [0.0] * 30}
+    with pytest.raises(RuntimeFault, match="by zero"):
+        run(UNPACK, O1, inputs)
+
+
+# ---- what the researcher sees ---------------------------------------------------------------------
+
+def test_print_after_shows_the_ir_after_each_named_pass():
+    _, trace = compiled(MAP, O2, after=("vectorise", "dce"))
+    assert [p.splitlines()[0] for p in trace.printed] == ["*** IR after vectorise ***",
+                                                          "*** IR after dce ***"]
+    assert "C[0:8] = (A[0:8] * B[0:8]) + 1.5" in trace.printed[1]
+
+
+def test_O0_is_untouched_by_the_optimiser():
+    prog, trace = compiled(MAP, Level(0))
+    assert not trace.remarks.items and "JMP" in print_program(prog)
