@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "results beside the paper's published figures.",
         epilog="examples:\n  inca report\n  inca report --format csv --profiles scratchpad,base\n"
                "  inca report --kernels dot-product,hadamard-product --variants default,clobber\n"
+               "  inca report --opt 0,2,fast --profiles scratchpad\n"
                "  inca report --plot runtimes.png",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     rep.add_argument("--kernels", default="all", metavar="LIST",
@@ -75,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="profiles to run under (default scratchpad,base)")
     rep.add_argument("--variants", default="default,clobber", metavar="LIST",
                      help="default and/or clobber (compiled with --clobber)")
+    rep.add_argument("--opt", default="0", metavar="LIST",
+                     help="optimisation levels to compile at: 0, 1, 2 and/or fast (default 0); the "
+                          "rows of -O2 and -Ofast are shown beside the paper's hand-tuned parallel "
+                          "and advanced-parallel rows")
     rep.add_argument("--format", choices=("table", "csv", "json", "markdown"), default="table")
     rep.add_argument("--plot", metavar="FILE", help="draw runtime against payload (.png or .svg; "
                      "needs matplotlib: pip install -e '.[plot]')")

@@ -21,9 +21,14 @@ from ..lang.numbers import NumberError, parse_int
 from ..lang.userfiles import cannot_write, check_output, write_text
 from .paper import PAYLOADS, PaperFigures
 
-FIELDS = ("kernel", "variant", "profile", "payload", "instructions", "time_us",
-          "paper_instructions", "paper_time_us")
+FIELDS = ("kernel", "variant", "opt", "profile", "payload", "instructions", "time_us",
+          "paper_instructions", "paper_time_us", "paper_row")
 VARIANTS = ("default", "clobber")
+OPTS = ("0", "1", "2", "fast")
+#: The paper's hand-tuned row an optimised level is shown beside (scratchpad profile only): -O2
+#: does what its "parallel" kernels do by hand, -Ofast what its "advanced-parallel" ones do.
+PAPER_ROW = {("2", "default"): "parallel", ("2", "clobber"): "parallel-clobber",
+             ("fast", "default"): "advanced-parallel", ("fast", "clobber"): "advanced-parallel"}
 SEED = 1
 
 
@@ -33,16 +38,21 @@ class Row:
 
     kernel: str
     variant: str
+    opt: str
     profile: str
     payload: int
     instructions: int
     time_us: str
     paper_instructions: int | None
     paper_time_us: str | None
+    paper_row: str | None  # the paper's row the figures are from (its variant name)
 
     @property
     def exact(self) -> bool | None:
-        """True when every published figure equals the computed one (None: nothing published)."""
+        """True when every published figure equals the computed one (None: nothing published, or
+        an optimised row, which is compared with the paper's hand-tuned row, not reproduced)."""
+        if self.opt != "0":
+            return None
         checks = []
         if self.paper_instructions is not None:
             checks.append(self.paper_instructions == self.instructions)
@@ -60,6 +70,7 @@ class Job:
     variant: str
     payload: int
     profiles: tuple[str, ...]
+    opt: str = "0"
 
 
 def run_job(job: Job) -> list[tuple[str, int, str, str | None]]:
@@ -69,7 +80,9 @@ def run_job(job: Job) -> list[tuple[str, int, str, str | None]]:
     from .loader import execute, time_us_text
     from .profiles import format_number, load_profile
 
-    tp = load_tuples(job.path, Options({"PAYLOAD": job.payload}, 0, (), job.variant == "clobber"))
+    opt = 2 if job.opt == "fast" else int(job.opt)
+    tp = load_tuples(job.path, Options({"PAYLOAD": job.payload}, opt, (), job.variant == "clobber",
+                                       job.opt == "fast"))
     profiles = [load_profile(name) for name in job.profiles]
     for profile in profiles:  # before any input is generated
         check_footprint(tp, profile)
@@ -100,10 +113,11 @@ def kernel_files(folder: Path, names: list[str] | None) -> dict[str, Path]:
 
 
 def sweep(kernels: dict[str, Path], payloads: list[int], profiles: list[str], variants: list[str],
-          paper: PaperFigures, jobs: int | None = None, progress: bool = False) -> list[Row]:
+          paper: PaperFigures, jobs: int | None = None, progress: bool = False,
+          opts: tuple[str, ...] = ("0",)) -> list[Row]:
     """Run every combination and attach the paper's figures; rows in a fixed order."""
-    work = [Job(str(path), name, v, p, tuple(profiles))
-            for name, path in kernels.items() for v in variants for p in payloads]
+    work = [Job(str(path), name, v, p, tuple(profiles), o)
+            for name, path in kernels.items() for v in variants for o in opts for p in payloads]
     results: dict[Job, list] = {}
     workers = worker_count(jobs, len(work))
     if workers == 1:
@@ -124,12 +138,25 @@ def sweep(kernels: dict[str, Path], payloads: list[int], profiles: list[str], va
     rows = []
     for job in work:
         for profile, count, time_us, gbps in results[job]:
-            rows.append(Row(job.kernel, job.variant, profile, job.payload, count, time_us,
-                            paper.count(job.kernel, job.variant, job.payload),
-                            paper.time_us(job.kernel, job.variant, profile, gbps, job.payload)))
+            rows.append(_row(job, profile, count, time_us, gbps, paper))
     rows.sort(key=lambda r: (r.kernel, VARIANTS.index(r.variant) if r.variant in VARIANTS else 9,
-                             profiles.index(r.profile), r.payload))
+                             OPTS.index(r.opt), profiles.index(r.profile), r.payload))
     return rows
+
+
+def _row(job: Job, profile: str, count: int, time_us: str, gbps: str | None,
+         paper: PaperFigures) -> Row:
+    """A row with the paper's figures: its own row at -O0, its hand-tuned row above."""
+    if job.opt == "0":
+        published = paper.time_us(job.kernel, job.variant, profile, gbps, job.payload)
+        return Row(job.kernel, job.variant, job.opt, profile, job.payload, count, time_us,
+                   paper.count(job.kernel, job.variant, job.payload), published,
+                   (job.variant if job.variant != "default" else profile)
+                   if published is not None else None)
+    row = PAPER_ROW.get((job.opt, job.variant)) if profile == "scratchpad" else None
+    published = paper.time_us(job.kernel, row, profile, None, job.payload) if row else None
+    return Row(job.kernel, job.variant, job.opt, profile, job.payload, count, time_us, None,
+               published, row if published is not None else None)
 
 
 def worker_count(jobs: int | None, tasks: int) -> int:
@@ -171,6 +198,11 @@ def to_json(rows: list[Row]) -> str:
 
 
 def _delta(r: Row) -> str:
+    if r.opt != "0":
+        if r.paper_time_us is None:
+            return ""
+        ratio = float(r.time_us) / float(r.paper_time_us) if float(r.paper_time_us) else None
+        return f"{ratio:.2f}x the paper's {r.paper_row}" if ratio is not None else ""
     parts = []
     if r.paper_instructions is not None and r.paper_instructions != r.instructions:
         parts.append(f"{r.instructions - r.paper_instructions:+d} instr")
@@ -184,12 +216,12 @@ def _mark(r: Row) -> str:
 
 
 def _table_rows(rows: list[Row]) -> list[list[str]]:
-    return [[r.kernel, r.variant, r.profile, str(r.payload), str(r.instructions),
+    return [[r.kernel, r.variant, f"-O{r.opt}", r.profile, str(r.payload), str(r.instructions),
              _cell(r.paper_instructions), r.time_us, _cell(r.paper_time_us), _mark(r), _delta(r)]
             for r in rows]
 
 
-HEAD = ["kernel", "variant", "profile", "payload", "instr", "paper", "time_us", "paper_us",
+HEAD = ["kernel", "variant", "opt", "profile", "payload", "instr", "paper", "time_us", "paper_us",
         "match", "delta"]
 
 
@@ -197,7 +229,7 @@ def to_table(rows: list[Row]) -> str:
     """An aligned text table with deltas and exact-match marks, then a summary line."""
     body = _table_rows(rows)
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(HEAD)]
-    right = {3, 4, 5, 6, 7}
+    right = {4, 5, 6, 7, 8}
     lines = []
     for cells in [HEAD] + body:
         lines.append("  ".join(c.rjust(w) if i in right else c.ljust(w)
@@ -230,24 +262,26 @@ def plot(rows: list[Row], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    series: dict[tuple[str, str, str], list[Row]] = {}
+    series: dict[tuple[str, str, str, int], list[Row]] = {}
     for r in rows:
-        series.setdefault((r.kernel, r.variant, r.profile), []).append(r)
+        series.setdefault((r.kernel, r.variant, r.profile, OPTS.index(r.opt)), []).append(r)
     kernels = sorted({r.kernel for r in rows})
     cols = min(4, len(kernels))
     nrows = -(-len(kernels) // cols)
     fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3.2 * nrows), squeeze=False)
     for ax, kernel in zip(axes.flat, kernels):
-        for (k, variant, profile), pts in sorted(series.items()):
+        for (k, variant, profile, opt), pts in sorted(series.items()):
             if k != kernel:
                 continue
             label = profile if variant == "default" else f"{profile} {variant}"
+            label += f" -O{OPTS[opt]}" if opt else ""
             xs = [p.payload for p in pts]
             line, = ax.plot(xs, [float(p.time_us) for p in pts], marker=".", label=label)
             paper = [(p.payload, float(p.paper_time_us)) for p in pts if p.paper_time_us]
             if paper:
+                what = f"paper's {pts[0].paper_row}" if opt else "paper"
                 ax.scatter(*zip(*paper), marker="o", facecolors="none", edgecolors=line.get_color(),
-                           s=60, label=f"{label} (paper)")
+                           s=60, label=f"{label} ({what})")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_title(kernel)
@@ -330,6 +364,11 @@ def cmd_report(args) -> int:
     if bad:
         raise DiagnosticError([Diagnostic(f"unknown variant {', '.join(bad)}",
                                           hint="variants: " + ", ".join(VARIANTS), file="--variants")])
+    opts = tuple(dict.fromkeys(o.strip() for o in args.opt.split(",")))
+    bad = [o for o in opts if o not in OPTS]
+    if bad:
+        raise DiagnosticError([Diagnostic(f"unknown optimisation level {', '.join(bad)}",
+                                          hint="levels: " + ", ".join(OPTS), file="--opt")])
     paper_dir, paper = _paper(args.paper)
     # every output is checked before the sweep, against everything the report reads
     read = [str(k) for k in kernels.values()] + [p for p in profiles if p.endswith(".toml")]
@@ -342,7 +381,7 @@ def cmd_report(args) -> int:
         _check_plot(args.plot)
         check_output(args.plot, "inca", read + ([output] if output else []))
     rows = sweep(kernels, payloads, profiles, variants, paper, args.jobs,
-                 progress=sys.stderr.isatty() and not args.quiet)
+                 progress=sys.stderr.isatty() and not args.quiet, opts=opts)
     text = FORMATS[args.format](rows)
     if output:
         write_text(output, text, "inca")

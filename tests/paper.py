@@ -58,6 +58,12 @@ def runtime_us(kernel: str, variant: str, payload: int) -> str:
     return _row("runtimes_us", kernel=kernel, variant=variant)[str(payload)]
 
 
+def has_runtime(kernel: str, variant: str, payload: int) -> bool:
+    """Whether the paper prints a runtime for ``kernel`` / ``variant`` at ``payload`` bytes."""
+    return any(r["kernel"] == kernel and r["variant"] == variant and r.get(str(payload))
+               for r in read_csv("runtimes_us"))
+
+
 def instruction_count(kernel: str, payload: int) -> int:
     """The dynamic instruction count of ``kernel`` at ``payload`` bytes (instruction_counts.csv)."""
     return int(_row("instruction_counts", kernel=kernel)[str(payload)])

@@ -23,8 +23,8 @@ KERNELS_DIR = ROOT / "examples" / "kernels"
 KERNELS = ("convolution", "dot-product", "filter", "hadamard-product", "linear-interpolation",
            "matrix-multiplication", "matrix-transpose", "matrix-unpack")
 EXACT = ("dot-product", "hadamard-product", "matrix-transpose", "matrix-multiplication", "matrix-unpack")
-COLUMNS = ["kernel", "variant", "profile", "payload", "instructions", "time_us",
-           "paper_instructions", "paper_time_us"]
+COLUMNS = ["kernel", "variant", "opt", "profile", "payload", "instructions", "time_us",
+           "paper_instructions", "paper_time_us", "paper_row"]
 PROFILES = ("scratchpad", "base")
 VARIANTS = ("default", "clobber")
 
@@ -110,10 +110,11 @@ def test_markdown_has_the_same_rows(sweep):
     code, out, err = report("--format", "markdown", *SMALL)
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0].startswith("| kernel | variant | profile | payload | instr | paper | time_us |")
+    assert lines[0].startswith("| kernel | variant | opt | profile | payload | instr | paper | time_us |")
     body = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
     assert len(body) == 16
-    for kernel, variant, profile, payload, instr, paper_instr, time_us, paper_us, match, _ in body:
+    for kernel, variant, opt, profile, payload, instr, paper_instr, time_us, paper_us, match, _ in body:
+        assert opt == "-O0"
         want = rows[(kernel, variant, profile, int(payload))]
         assert (instr, paper_instr, time_us, paper_us) == (
             want["instructions"], want["paper_instructions"], want["time_us"], want["paper_time_us"])
@@ -127,12 +128,38 @@ def test_markdown_has_the_same_rows(sweep):
 @pytest.mark.parametrize("args,message", [
     (("--kernels", "dot-product,no-such-kernel"), "error: no kernel named no-such-kernel"),
     (("--variants", "default,fast"), "error: unknown variant fast"),
+    (("--opt", "0,3"), "error: unknown optimisation level 3"),
     (("--profiles", "scratchpad,scratchpad-9000g"), "error: unknown profile 'scratchpad-9000g'"),
 ])
 def test_unknown_names_are_diagnosed(args, message):
     code, out, err = report(*args)
     assert code == 1 and out == ""
     assert message in err and "hint:" in err and "Traceback" not in err
+
+
+def test_optimised_rows_sit_beside_the_papers_hand_tuned_rows():
+    code, out, err = report("--format", "csv", "--kernels", "dot-product,hadamard-product",
+                            "--payloads", "128,1024", "--profiles", "scratchpad,base",
+                            "--opt", "0,1,2,fast")
+    assert code == 0 and err == ""
+    rows = {(r["kernel"], r["variant"], r["opt"], r["profile"], int(r["payload"])): r
+            for r in csv.DictReader(io.StringIO(out))}
+    assert len(rows) == 2 * 2 * 4 * 2 * 2
+    for (kernel, variant, opt, profile, p), r in rows.items():
+        o0 = rows[(kernel, variant, "0", profile, p)]
+        assert float(r["time_us"]) <= float(o0["time_us"])
+        if opt in ("0", "1") or profile == "base":
+            assert (opt == "0") or r["paper_time_us"] == r["paper_row"] == ""
+            continue
+        want = {"2": "parallel" if variant == "default" else "parallel-clobber",
+                "fast": "advanced-parallel"}[opt]
+        if paper.has_runtime(kernel, want, p):
+            assert r["paper_row"] == want
+            assert r["paper_time_us"] == paper.runtime_us(kernel, want, p)
+    # -O2 reaches the paper's hand-written parallel rows from the plain kernels
+    for kernel in ("dot-product", "hadamard-product"):
+        r = rows[(kernel, "default", "2", "scratchpad", 1024)]
+        assert float(r["time_us"]) <= float(r["paper_time_us"])
 
 
 def test_plot_writes_png(tmp_path):
