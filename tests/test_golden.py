@@ -40,6 +40,8 @@ SEED = 1
 EXAMPLE_PARAMS = {"N": "16", "R": "4", "C": "4"}
 KERNEL_ARGS = ("-D", "PAYLOAD=128")
 RUNS_OUTPUT = ("incaa", "tuples", "out", "prof")
+#: The paper's kernels optimised: the INCA-A listing and the remarks, per level.
+OPTIMISED = ("O2.incaa", "O2.remarks", "Ofast.remarks")
 MODULES = {"incac": driver.main, "inca": cli.main}
 SUBPROCESS = os.environ.get("INCA_GOLDEN_SUBPROCESS") == "1"
 
@@ -64,8 +66,10 @@ class Source:
         return EXPECTED / self.kind / f"{self.name}.{ext}"
 
     def exts(self) -> tuple[str, ...]:
-        """The golden files this source has."""
-        return ("err",) if self.kind == "errors" else RUNS_OUTPUT
+        """The golden files this source has (the paper's kernels also at -O2 and -Ofast)."""
+        if self.kind == "errors":
+            return ("err",)
+        return RUNS_OUTPUT + (OPTIMISED if self.kind == "kernels" else ())
 
     def args(self) -> list[str]:
         """Extra command-line arguments: ``# ARGS:`` in the leading comments, or the example rule."""
@@ -156,6 +160,13 @@ def format_profile(name: str, doc: dict) -> str:
 def produce(src: Source, ext: str) -> str:
     """The current text of one golden file of ``src``."""
     file, args, cwd = src.path.name, src.args(), src.path.parent
+    if ext in OPTIMISED:
+        level, kind = ext.split(".")
+        argv = [file, f"-{level}", "-S", "-o", "-", *args] + (["--remarks"] if kind == "remarks" else [])
+        code, out, err = tool("incac", argv, cwd)
+        if code != 0:
+            raise AssertionError(f"`incac {shlex.join(argv)}` exited {code}:\n{err}")
+        return err if kind == "remarks" else _ok(src, "incac " + shlex.join(argv), code, out, err)
     if ext in ("incaa", "err"):
         argv = [file, "-S", "-o", "-", *args]
         code, out, err = tool("incac", argv, cwd)
