@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--remarks", action="store_true",
                    help="print the optimiser's remarks (what each pass did, and what it did not "
                         "do and why) to stderr")
+    p.add_argument("--verify", action="store_true",
+                   help="check with z3 that the optimised program computes what the -O0 program "
+                        "computes (translation validation; with -O1, -O2 or -Ofast)")
+    p.add_argument("--verify-timeout", metavar="S", type=float, default=60.0,
+                   help="seconds z3 may take for --verify (default 60)")
     p.add_argument("--print-after", metavar="PASS", action="append", default=[],
                    help="print the loop IR after optimisation pass PASS to stderr (repeatable; "
                         "'all' for every pass); the passes are canon, fold, interchange, reduce, "
@@ -162,6 +167,27 @@ def emit_loopir(args, options, optimised: bool) -> str:
     return show(Kernel.of(checked))
 
 
+def verify_command(args, options, prog) -> int:
+    """``--verify``: translation validation of the optimised program against -O0's."""
+    from dataclasses import replace
+
+    from .frontend import load_program
+    from .opt.verify import verify
+
+    if not args.file.endswith(".incaq") or options.level is None or options.level.opt == 0:
+        raise DiagnosticError([Diagnostic("--verify compares an optimised INCA-Q kernel with its "
+                                          "-O0 code", hint="give an .incaq file and -O1, -O2 or "
+                                          "-Ofast", file=args.file)])
+    source = load_program(args.file, replace(options, opt=0, fast_math=False))
+    verdict = verify(source, prog, options.level.fast_math, args.verify_timeout)
+    print(verdict.text(f"{args.file}: -O{options.level.name}"), file=sys.stderr)
+    if verdict.status == "counterexample":
+        print("incac: the optimiser changed what this kernel computes; please report it with the "
+              "command line above", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_OK
+
+
 def output_path(args, emit: str) -> str:
     """Where the output goes: ``-o``, else ``<stem>.tuples.json`` for json from a source file,
     else ``-`` (stdout)."""
@@ -204,6 +230,10 @@ def compile_command(args) -> int:
             text = to_json(encode(prog))
     for printed in trace.printed:
         sys.stderr.write(printed)
+    if args.verify and prog is not None:
+        code = verify_command(args, options, prog)
+        if code != EXIT_OK:
+            return code
     if args.remarks:
         sys.stderr.write(trace.remarks.text())
     if out == "-":

@@ -1,0 +1,351 @@
+"""Symbolic execution of an INCA-A program for translation validation (verify.py).
+
+Every element of every buffer holds a z3 term: i64 as a 64-bit bit-vector, f64 as an IEEE double
+(or, for -Ofast, as a real). The program counter stays concrete: loops whose counts do not depend
+on the inputs just run. A BLEZ on a value that depends on the inputs runs both successors up to
+their immediate post-dominator and merges the two states with ``If`` (so an ``if`` in a loop costs
+two paths, not a doubling per iteration); an address that depends on the inputs reads through an
+``If`` chain over the dimension and writes every element conditionally. A run stops after a step
+budget (data-dependent loops), as Alive2 bounds loops.
+
+Faults (division by zero, an index out of bounds, an f64 that does not fit an i64) are collected
+as a condition ``ok`` under which the run does not fault.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from ...lang.program import Imm, Program, Ref, Slice
+
+F64 = z3.Float64()
+RNE, RTZ = z3.RNE(), z3.RTZ()
+
+
+class Unsupported(Exception):
+    """The program does something the symbolic executor does not model (the reason)."""
+
+
+class OutOfBudget(Exception):
+    """More steps than the budget (a data-dependent loop)."""
+
+
+@dataclass
+class State:
+    mem: dict[str, list]  # base buffer -> its elements, row-major
+    ok: object  # the condition under which nothing faulted so far
+
+    def copy(self) -> "State":
+        return State({k: list(v) for k, v in self.mem.items()}, self.ok)
+
+
+def concrete(t) -> int | None:
+    """The integer value of a bit-vector term that simplifies to a constant."""
+    s = z3.simplify(t)
+    return s.as_signed_long() if z3.is_bv_value(s) else None
+
+
+class Machine:
+    """One program's semantics over z3 terms; ``reals`` models f64 as real numbers (-Ofast)."""
+
+    def __init__(self, prog: Program, reals: bool = False, budget: int = 200_000):
+        self.prog, self.reals, self.budget = prog, reals, budget
+        self.decls = {d.name: d for d in prog.decls}
+        self.steps = 0
+        self.ipdom = _post_dominators(prog)
+
+    # ---- values ----------------------------------------------------------------------------
+
+    def const(self, v, dtype: str):
+        if dtype == "i64":
+            return z3.BitVecVal(int(v), 64)
+        return z3.RealVal(float(v)) if self.reals else z3.FPVal(float(v), F64)
+
+    def convert(self, t, src: str, dst: str, state: State):
+        if src == dst:
+            return t
+        if dst == "f64":
+            return z3.ToReal(z3.BV2Int(t, is_signed=True)) if self.reals else z3.fpSignedToFP(RNE, t, F64)
+        if self.reals:
+            i = z3.If(t >= 0, z3.ToInt(t), -z3.ToInt(-t))
+            state.ok = z3.And(state.ok, i >= -(1 << 63), i < (1 << 63))
+            return z3.Int2BV(i, 64)
+        fits = z3.And(z3.Not(z3.fpIsNaN(t)), z3.Not(z3.fpIsInf(t)),
+                      z3.fpGT(t, z3.FPVal(-9223372036854777856.0, F64)),
+                      z3.fpLT(t, z3.FPVal(9223372036854775808.0, F64)))
+        state.ok = z3.And(state.ok, fits)
+        return z3.fpToSBV(RTZ, t, z3.BitVecSort(64))
+
+    def apply(self, op: str, a, b, dtype: str, state: State):
+        if dtype == "i64":
+            return self.apply_i64(op, a, b, state)
+        return self.apply_f64(op, a, b, state)
+
+    def apply_i64(self, op: str, a, b, state: State):
+        one, zero = z3.BitVecVal(1, 64), z3.BitVecVal(0, 64)
+        match op:
+            case "ADD":
+                return a + b
+            case "SUB":
+                return a - b
+            case "MUL":
+                return a * b
+            case "DIV" | "MOD":
+                state.ok = z3.And(state.ok, b != 0)
+                return a / b if op == "DIV" else z3.SRem(a, b)
+            case "AND":
+                return a & b
+            case "OR":
+                return a | b
+            case "XOR":
+                return a ^ b
+            case "SHL":
+                return a << (b & 63)
+            case "SHR":
+                return a >> (b & 63)
+            case "MIN":
+                return z3.If(a < b, a, b)
+            case "MAX":
+                return z3.If(a > b, a, b)
+        rel = {"LT": a < b, "LE": a <= b, "GT": a > b, "GE": a >= b, "EQ": a == b, "NE": a != b}
+        return z3.If(rel[op], one, zero)
+
+    def apply_f64(self, op: str, a, b, state: State):
+        if self.reals:
+            match op:
+                case "ADD":
+                    return a + b
+                case "SUB":
+                    return a - b
+                case "MUL":
+                    return a * b
+                case "DIV":
+                    state.ok = z3.And(state.ok, b != 0)  # -Ofast assumes finite values
+                    return a / b
+                case "MIN":
+                    return z3.If(a <= b, a, b)
+                case "MAX":
+                    return z3.If(a >= b, a, b)
+                case "MOD":
+                    raise Unsupported("f64 MOD")
+            rel = {"LT": a < b, "LE": a <= b, "GT": a > b, "GE": a >= b, "EQ": a == b, "NE": a != b}
+            return z3.If(rel[op], z3.RealVal(1), z3.RealVal(0))
+        match op:
+            case "ADD":
+                return z3.fpAdd(RNE, a, b)
+            case "SUB":
+                return z3.fpSub(RNE, a, b)
+            case "MUL":
+                return z3.fpMul(RNE, a, b)
+            case "DIV":
+                return z3.fpDiv(RNE, a, b)
+            case "MIN" | "MAX":
+                nan = z3.fpNaN(F64)
+                if op == "MIN":
+                    pick = z3.Or(z3.fpLT(a, b), z3.And(z3.fpEQ(a, b), z3.fpIsNegative(a)))
+                else:
+                    pick = z3.Or(z3.fpGT(a, b), z3.And(z3.fpEQ(a, b), z3.fpIsPositive(a)))
+                return z3.If(z3.Or(z3.fpIsNaN(a), z3.fpIsNaN(b)), nan, z3.If(pick, a, b))
+            case "MOD":
+                raise Unsupported("f64 MOD")
+        rel = {"LT": z3.fpLT(a, b), "LE": z3.fpLEQ(a, b), "GT": z3.fpGT(a, b), "GE": z3.fpGEQ(a, b),
+               "EQ": z3.fpEQ(a, b), "NE": z3.Not(z3.fpEQ(a, b))}
+        return z3.If(rel[op], z3.FPVal(1.0, F64), z3.FPVal(0.0, F64))
+
+    def le_zero(self, t, dtype: str):
+        if dtype == "i64":
+            return t <= 0
+        return t <= 0 if self.reals else z3.fpLEQ(t, z3.FPVal(0.0, F64))
+
+    # ---- memory ----------------------------------------------------------------------------
+
+    def base(self, name: str) -> tuple[str, int]:
+        """(storage buffer, offset 0): views and clobber aliases live in another's buffer."""
+        d = self.decls[name]
+        return (d.alias, 0) if d.alias is not None else (name, 0)
+
+    def index_value(self, a, state: State):
+        out = z3.BitVecVal(a.const, 64)
+        for n, c in a.terms:
+            out = out + z3.BitVecVal(c, 64) * self.read_scalar(n, state)
+        return out
+
+    def read_scalar(self, name: str, state: State):
+        return state.mem[self.base(name)[0]][0]
+
+    def addresses(self, ref: Ref, state: State) -> list:
+        """Flat addresses (ints, or bit-vector terms when they depend on the inputs)."""
+        d = self.decls[ref.name]
+        shape = d.shape
+        if not ref.index:
+            return [0]
+        out = [0]
+        stride = 1
+        strides = []
+        for n in reversed(shape):
+            strides.append(stride)
+            stride *= n
+        strides.reverse()
+        for idx, n, s in zip(ref.index, shape, strides):
+            if isinstance(idx, Slice):
+                lo = concrete(self.index_value(idx.lo, state))
+                if lo is None:
+                    raise Unsupported("a vector slice whose start depends on the inputs")
+                hi = lo + (idx.length - 1) * idx.step
+                if not (0 <= lo < n and 0 <= hi < n):
+                    state.ok = z3.BoolVal(False)
+                offs = [(lo + j * idx.step) * s for j in range(idx.length)]
+            else:
+                v = self.index_value(idx, state)
+                c = concrete(v)
+                if c is None:
+                    state.ok = z3.And(state.ok, v >= 0, v < n)
+                    offs = [v * s]
+                else:
+                    if not 0 <= c < n:
+                        state.ok = z3.BoolVal(False)
+                    offs = [c * s]
+            out = [a + o for a in out for o in offs]
+        return out
+
+    def load(self, ref: Ref, state: State) -> list:
+        buf = state.mem[self.base(ref.name)[0]]
+        out = []
+        for a in self.addresses(ref, state):
+            if isinstance(a, int):
+                out.append(buf[a] if 0 <= a < len(buf) else buf[0])
+            else:
+                v = buf[0]
+                for j in range(1, len(buf)):
+                    v = z3.If(a == j, buf[j], v)
+                out.append(v)
+        return out
+
+    def store(self, ref: Ref, values: list, state: State) -> None:
+        buf = state.mem[self.base(ref.name)[0]]
+        for a, v in zip(self.addresses(ref, state), values):
+            if isinstance(a, int):
+                if 0 <= a < len(buf):
+                    buf[a] = v
+            else:
+                for j in range(len(buf)):
+                    buf[j] = z3.If(a == j, v, buf[j])
+
+    # ---- running ---------------------------------------------------------------------------
+
+    def operand(self, src, dest: Ref, state: State) -> tuple[list, str]:
+        """The source's values, broadcast to the destination's element count, and their type."""
+        n = len(self.addresses(dest, state)) if dest.is_vector else 1
+        if isinstance(src, Imm):
+            return [self.const(src.value, src.dtype)] * n, src.dtype
+        vals = self.load(src, state)
+        dtype = self.decls[src.name].dtype
+        if len(vals) == n:
+            return vals, dtype
+        if len(vals) == 1:
+            return vals * n, dtype
+        from ...lang.program import operand_shape  # broadcasting of one vector onto another
+
+        return _broadcast(vals, operand_shape(src, self.decls), operand_shape(dest, self.decls)), dtype
+
+    def run(self, state: State, pc: int = 1, stop: int | None = None) -> tuple[State, int]:
+        instrs = self.prog.instrs
+        while pc != stop:
+            self.steps += 1
+            if self.steps > self.budget:
+                raise OutOfBudget()
+            if not 1 <= pc <= len(instrs):
+                state.ok = z3.BoolVal(False)  # ran off the program
+                return state, pc
+            ins = instrs[pc - 1]
+            if ins.op == "END":
+                return state, pc
+            if ins.op == "JMP":
+                pc = ins.target
+                continue
+            if ins.op == "BLEZ":
+                dtype = self.decls[ins.dest.name].dtype
+                cond = z3.simplify(self.le_zero(self.load(ins.dest, state)[0], dtype))
+                if z3.is_true(cond) or z3.is_false(cond):
+                    pc = ins.target if z3.is_true(cond) else pc + 1
+                    continue
+                join = self.ipdom.get(pc)
+                if join is None:
+                    raise Unsupported("a branch on the inputs that never joins")
+                taken, _ = self.run(state.copy(), ins.target, join)
+                fall, _ = self.run(state.copy(), pc + 1, join)
+                state = _merge(cond, taken, fall)
+                pc = join
+                continue
+            dest_dtype = self.decls[ins.dest.name].dtype
+            vals, src_dtype = self.operand(ins.src, ins.dest, state)
+            vals = [self.convert(v, src_dtype, dest_dtype, state) for v in vals]
+            if ins.op == "PUTL":
+                self.store(ins.dest, vals, state)
+            else:
+                old = self.load(ins.dest, state)
+                self.store(ins.dest, [self.apply(ins.op, a, b, dest_dtype, state)
+                                      for a, b in zip(old, vals)], state)
+            pc += 1
+        return state, pc
+
+
+def _broadcast(vals: list, src: tuple, dest: tuple) -> list:
+    pad = (1,) * (len(dest) - len(src)) + tuple(src)
+    strides, step = [], 1
+    for n in reversed(pad):
+        strides.append(step if n != 1 else 0)
+        step *= n
+    strides.reverse()
+    out = [0]
+    for n_dest, st in zip(dest, strides):
+        out = [o + j * st for o in out for j in range(n_dest)]
+    return [vals[i] for i in out]
+
+
+def _merge(cond, a: State, b: State) -> State:
+    mem = {}
+    for name, xs in a.mem.items():
+        ys = b.mem[name]
+        mem[name] = [x if x.eq(y) else z3.If(cond, x, y) for x, y in zip(xs, ys)]
+    return State(mem, z3.If(cond, a.ok, b.ok))
+
+
+def _post_dominators(prog: Program) -> dict[int, int]:
+    """The immediate post-dominator of each BLEZ (instruction numbers; END's exit is len + 1)."""
+    n = len(prog.instrs)
+    exit_ = n + 1
+    succ: dict[int, list[int]] = {}
+    for k, ins in enumerate(prog.instrs, 1):
+        if ins.op == "END":
+            succ[k] = [exit_]
+        elif ins.op == "JMP":
+            succ[k] = [ins.target]
+        elif ins.op == "BLEZ":
+            succ[k] = [k + 1, ins.target]
+        else:
+            succ[k] = [k + 1]
+    nodes = list(range(1, n + 1))
+    every = set(nodes) | {exit_}
+    pdom = {k: set(every) for k in nodes}
+    pdom[exit_] = {exit_}
+    changed = True
+    while changed:
+        changed = False
+        for k in reversed(nodes):
+            sets = [pdom.get(s, every) for s in succ[k] if 1 <= s <= exit_]
+            new = {k} | (set.intersection(*sets) if sets else set())
+            if new != pdom[k]:
+                pdom[k], changed = new, True
+    out = {}
+    for k, ins in enumerate(prog.instrs, 1):
+        if ins.op != "BLEZ":
+            continue
+        strict = pdom[k] - {k}
+        # the immediate one: the strict post-dominator that every other strict one post-dominates
+        for c in strict:
+            if all(o in pdom.get(c, ()) for o in strict):
+                out[k] = c
+                break
+    return out

@@ -1,0 +1,151 @@
+"""Translation validation (``incac --verify``): does the optimised program compute what -O0 does?
+
+Both INCA-A programs run symbolically (symexec.py) on the same symbolic inputs; z3 is asked for
+inputs under which the -O0 program finishes without a fault while the optimised one faults or
+gives a different output. Bit for bit at -O1 and -O2 (f64 as IEEE doubles; z3's equality on
+them tells -0.0 from +0.0 and counts every NaN as one value); over the reals at -Ofast (values
+assumed finite, as -Ofast assumes). Inputs with a default take their default value.
+
+The answer is "verified", a counterexample (inputs that show the difference), or "not verified"
+with the reason (a timeout, a step budget for data-dependent loops, an operation not modeled):
+never a false "verified".
+"""
+from __future__ import annotations
+
+import math
+import struct
+import time
+from dataclasses import dataclass, field
+
+from ...lang.program import Program
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``status`` is verified, counterexample or unknown; ``inputs`` the counterexample's."""
+
+    status: str
+    detail: str
+    seconds: float
+    inputs: dict = field(default_factory=dict)
+
+    def text(self, what: str) -> str:
+        if self.status == "verified":
+            return f"{what}: verified ({self.seconds:.2f} s)"
+        if self.status == "counterexample":
+            shown = "; ".join(f"{k}={_show(v)}" for k, v in self.inputs.items())
+            return f"{what}: counterexample: {shown} ({self.detail})"
+        return f"{what}: not verified: {self.detail}"
+
+
+def _show(v) -> str:
+    return "[" + ", ".join(map(repr, v)) + "]" if isinstance(v, list) else repr(v)
+
+
+def verify(source: Program, optimised: Program, fast: bool = False, timeout_s: float = 60.0,
+           budget: int = 200_000) -> Verdict:
+    """Compare an -O0 program with its optimised version."""
+    import z3
+
+    from .symexec import Machine, OutOfBudget, State, Unsupported
+
+    start = time.perf_counter()
+
+    def elapsed() -> float:
+        return time.perf_counter() - start
+    try:
+        symbols, inputs = _inputs(source, fast)
+        states = []
+        for prog in (source, optimised):
+            m = Machine(prog, reals=fast, budget=budget)
+            state, _ = m.run(_initial(prog, m, inputs))
+            states.append((m, state))
+    except Unsupported as e:
+        return Verdict("unknown", f"{e} is not modeled", elapsed())
+    except OutOfBudget:
+        return Verdict("unknown", f"more than {budget} symbolic steps (a loop that depends on "
+                                  "the inputs)", elapsed())
+    (m0, s0), (m1, s1) = states
+    diffs = []
+    for d in source.decls:
+        if d.role not in ("output", "inout"):
+            continue
+        a, b = _values(m0, s0, d.name), _values(m1, s1, d.name)
+        diffs += [z3.Not(x == y) for x, y in zip(a, b)]
+    solver = z3.Solver()
+    solver.set("timeout", max(1, int((timeout_s - elapsed()) * 1000)))
+    solver.add(s0.ok, z3.Or(z3.Not(s1.ok), *diffs) if diffs else z3.Not(s1.ok))
+    answer = solver.check()
+    if answer == z3.unsat:
+        return Verdict("verified", "", elapsed())
+    if answer == z3.unknown:
+        return Verdict("unknown", f"z3 gave no answer within {timeout_s:g} s", elapsed())
+    model = solver.model()
+    found = {name: [_value(model, t) for t in terms] for name, terms in symbols.items()}
+    found = {k: v[0] if len(v) == 1 and not _is_array(source, k) else v for k, v in found.items()}
+    return Verdict("counterexample", "the optimised program's outputs differ or it faults",
+                   elapsed(), found)
+
+
+def _is_array(prog: Program, name: str) -> bool:
+    return bool(prog.decl(name).shape)
+
+
+def _inputs(prog: Program, fast: bool):
+    """Symbolic elements for each input without a default (a default is the host's value)."""
+    import z3
+
+    from .symexec import F64
+
+    symbols, values = {}, {}
+    for d in prog.decls:
+        if d.role not in ("input", "inout") or d.alias is not None:
+            continue
+        if d.default is not None:
+            continue
+        terms = []
+        for k in range(d.size):
+            name = f"{d.name}[{k}]" if d.shape else d.name
+            if d.dtype == "i64":
+                terms.append(z3.BitVec(name, 64))
+            else:
+                terms.append(z3.Real(name) if fast else z3.FP(name, F64))
+        symbols[d.name] = terms
+        values[d.name] = terms
+    return symbols, values
+
+
+def _initial(prog: Program, m, inputs: dict):
+    import z3
+
+    from .symexec import State
+
+    mem = {}
+    for d in prog.decls:
+        if d.alias is not None:
+            continue
+        init = d.default if d.default is not None else d.init
+        vals = list(init) if isinstance(init, tuple) else [init] * d.size
+        # a copy per program: a run writes its buffers in place (--clobber writes inputs)
+        mem[d.name] = list(inputs[d.name]) if d.name in inputs else [m.const(v, d.dtype) for v in vals]
+    return State(mem, z3.BoolVal(True))
+
+
+def _values(m, state, name: str) -> list:
+    d = m.decls[name]
+    base = d.alias if d.alias is not None else name
+    return state.mem[base][:d.size]
+
+
+def _value(model, t):
+    import z3
+
+    v = model.eval(t, model_completion=True)
+    if z3.is_bv_value(v):
+        return v.as_signed_long()
+    if z3.is_rational_value(v):
+        return float(v.as_fraction())
+    bits = z3.simplify(z3.fpToIEEEBV(v))
+    if z3.is_bv_value(bits):
+        return struct.unpack("<d", struct.pack("<Q", bits.as_long()))[0]
+    return math.nan
