@@ -47,7 +47,7 @@ def verify(source: Program, optimised: Program, fast: bool = False, timeout_s: f
     """Compare an -O0 program with its optimised version."""
     import z3
 
-    from .symexec import Machine, OutOfBudget, State, Unsupported
+    from .symexec import Machine, OutOfBudget, Unsupported
 
     start = time.perf_counter()
 
