@@ -3,10 +3,14 @@
 Each level must compute what the independent reference interpreter computes: bit for bit at -O1
 and -O2, within 1e-12 relative at -Ofast; a program that faults at -O0 faults at every level; and
 no level is slower (modeled) than -O0.
+
+The default suite draws 60 programs; ``INCA_OPT_FUZZ_EXAMPLES=5000`` makes a long run.
 """
 from __future__ import annotations
 
-from hypothesis import given
+import os
+
+from hypothesis import given, settings
 
 from inca.compiler.incaq.pipeline import compile_source
 from inca.compiler.opt.pipeline import Level
@@ -20,7 +24,7 @@ from test_incaq_fuzz import PROFILE, SETTINGS, round_trips, same
 from test_opt_programs import close
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=int(os.environ.get("INCA_OPT_FUZZ_EXAMPLES", "60")))
 @given(programs())
 def test_random_programs_at_every_level(case):
     gen, decls, body, text, inputs = case
