@@ -189,3 +189,27 @@ def test_print_after_shows_the_ir_after_each_named_pass():
 def test_O0_is_untouched_by_the_optimiser():
     prog, trace = compiled(MAP, Level(0))
     assert not trace.remarks.items and "JMP" in print_program(prog)
+
+
+# ---- if-conversion -------------------------------------------------------------------------------
+
+FILTER = ("input A: f64[8]\noutput B: f64[8]\noutput n: i64\nfor i in 0 .. 8 do {\n"
+          "    x = A[i]\n    if x > 0.5 then {\n        B[n] = x\n        n = n + 1\n    }\n}\n")
+
+
+@pytest.mark.parametrize("a", ([1.0, -1.0, 2.0, 0.0, 3.0, -0.0, 0.25, 9.0],   # last one kept
+                               [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.0],      # last one dropped
+                               [0.0] * 8, [1.0] * 8))
+def test_a_conditional_append_is_if_converted_and_exact(a):
+    assert "if-converted" in remarks(FILTER, O2)
+    listing = asm(FILTER, O2)
+    assert listing.count("BLEZ") == 1  # only the fix-up after the loop branches
+    assert run(FILTER, O2, {"A": a}).outputs == run(FILTER, None, {"A": a}).outputs
+
+
+def test_an_append_that_could_run_past_its_array_is_not_if_converted():
+    # n starts at 3: storing every iteration could reach B[10] where -O0 never stores
+    text = FILTER.replace("output n: i64", "var n: i64 = 3")
+    assert "if-converted" not in remarks(text, O2)
+    a = [1.0] * 5 + [0.0] * 3
+    assert run(text, O2, {"A": a}).outputs == run(text, None, {"A": a}).outputs

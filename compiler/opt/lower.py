@@ -188,42 +188,51 @@ class OptLowerer(Lowerer):
 
     def runtime_counted(self, s: For) -> None:
         """A bound the body cannot change is computed once (loop-invariant code motion: -O0
-        computes it before every test); a register counts up to zero as in :meth:`counted`."""
+        computes it before every test), where -O0's first test computes it.
+
+        When the variable appears only in indices and ``lo`` is a constant, the variable counts
+        itself: ``i = lo + 1 - h`` up to 0, indices add ``h - 1``, and the loop is entered at its
+        bottom test (``ADD i, 1; BLEZ i, top`` per iteration). Otherwise the test is at the bottom
+        (``PUTL r0, i; GE r0, h; BLEZ r0, top``). Either way a loop that runs no time costs no
+        more than -O0's first test."""
         loc, var = s.loc, Name(s.var, s.loc)
-        h = self.counter("h")
-        self.assign(Assign(Name(h.name, loc), s.hi, loc))
-        hv = Name(h.name, loc)
-        shifted = is_plain(s.body) and not uses_outside_index(s.body, s.var)
-        body = s.body
-        if shifted:  # the variable is the register: i - h + 1, and indices add h - 1
-            count = Ref(s.var, (), loc)
-            start = Binary("+", Binary("-", s.lo, hv, loc), Num(1, False, loc), loc)
-            self.assign(Assign(var, start, loc))
-            body = substitute(body, s.var, Binary("-", Binary("+", var, hv, loc), Num(1, False, loc),
-                                                  loc))
+        if isinstance(s.hi, (Num, Name)):
+            hv = s.hi
         else:
-            count = self.counter()
-            self.assign(Assign(var, s.lo, loc))
-            start = Binary("+", Binary("-", var, hv, loc), Num(1, False, loc), loc)
-            self.assign(Assign(Name(count.name, loc), start, loc))
+            h = self.counter("h")
+            hv = Name(h.name, loc)
+            self.assign(Assign(hv, s.hi, loc))
+        lo = const_int(s.lo)
         top, cont, exit_ = self.label("top"), self.label("next"), self.label("exit")
-        self.loc = loc
-        self.emit("BLEZ", count, None, top)
-        self.emit("JMP", target=exit_)
+        if lo is not None and is_plain(s.body) and not uses_outside_index(s.body, s.var):
+            test = self.label("test")
+            self.assign(Assign(var, Binary("-", Num(lo + 1, False, loc), hv, loc), loc))
+            self.loc = loc
+            self.emit("JMP", target=test)
+            self.mark(top)
+            self.loops.append((cont, exit_))
+            self.stmts(substitute(s.body, s.var, Binary("-", Binary("+", var, hv, loc),
+                                                        Num(1, False, loc), loc)))
+            self.loops.pop()
+            self.mark(cont)
+            self.step(s.var, loc)
+            self.mark(test)
+            self.emit("BLEZ", Ref(s.var, (), loc), None, top)
+            self.mark(exit_)
+            if self.live_after(s):
+                self.emit("ADD", Ref(s.var, (), loc), self.operand(hv))
+                self.emit("SUB", Ref(s.var, (), loc), Imm(1, "i64", loc))
+            return
+        self.assign(Assign(var, s.lo, loc))
+        self.branch_false(Compare("<", var, hv, loc), exit_)
         self.mark(top)
         self.loops.append((cont, exit_))
-        self.stmts(body)
+        self.stmts(s.body)
         self.loops.pop()
         self.mark(cont)
-        if not shifted:
-            self.step(s.var, loc)
-        self.loc = loc
-        self.emit("ADD", count, Imm(1, "i64", loc))
-        self.emit("BLEZ", count, None, top)
+        self.step(s.var, loc)
+        self.branch_true(Compare("<", var, hv, loc), top)
         self.mark(exit_)
-        if shifted and self.live_after(s):
-            self.emit("ADD", Ref(s.var, (), loc), Ref(h.name, (), loc))
-            self.emit("SUB", Ref(s.var, (), loc), Imm(1, "i64", loc))
 
     def live_after(self, s: For) -> bool:
         """Whether the loop variable's final value may be read (outside the loop, or by the host)."""

@@ -13,6 +13,7 @@ from ..incaq.checked import Checked
 from .canon import canon
 from .dce import dce
 from .fold import fold
+from .ifconvert import ifconvert
 from .interchange import interchange
 from .propagate import propagate
 from .ir import Kernel
@@ -65,6 +66,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("fold", 1, lambda k, r, lv: fold(k, r, lv.flags)),
     ("strength", 1, lambda k, r, lv: strength(k, r)),
     ("propagate", 1, lambda k, r, lv: propagate(k, r)),
+    ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r)),
     ("interchange", 2, lambda k, r, lv: interchange(k, r)),
     ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),
     ("vectorise", 2, lambda k, r, lv: vectorise(k, r)),

@@ -1,4 +1,5 @@
-"""Pass ``propagate`` (-O1): a private scalar holding an affine value is read in indices directly.
+"""Pass ``propagate`` (-O1): a private scalar holding an affine value is read in indices directly,
+and one holding a copy of a scalar or an element is read from that operand where it is used.
 
 ``disp = a + b - f; M[disp] = P[i]`` becomes ``M[a + b - f] = P[i]``: INCA-A's address
 generator computes affine indices at fire time for free, so the three instructions computing
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import Assign, DoWhile, For, If, Loop, Name, While, nodes
+from ..incaq.ast import Assign, DoWhile, For, If, Index, Loop, Name, While, nodes
 from ..incaq.checked import TailLoop
 from .ir import Kernel, affine, names_read, names_written, own_exprs, stmts, substitute, \
     uses_outside_index
+from . import show
 from .remarks import Remarks
 
 
@@ -40,9 +42,10 @@ class Propagator:
                 continue
             x = s.target.id
             sym = self.k.syms[x]
-            if sym.role != "var" or sym.kind != "scalar" or sym.dtype != "i64":
+            if sym.role != "var" or sym.kind != "scalar" or x in names_read(s.value):
                 continue
-            if affine(s.value, self.k.syms) is None or x in names_read(s.value):
+            load = self.simple_load(s.value, sym.dtype)
+            if not load and (sym.dtype != "i64" or affine(s.value, self.k.syms) is None):
                 continue
             guarded = names_read(s.value) | {x}
             end = n + 1
@@ -54,11 +57,22 @@ class Propagator:
                 continue
             if _reads(window).get(x, 0) != self.total.get(x, 0) or not self.total.get(x):
                 continue
-            if uses_outside_index(window, x):
+            if not load and uses_outside_index(window, x):
                 continue
             out[n + 1:end] = substitute(window, x, s.value)
-            self.remarks.done(s.loc, f"{x} computed in the indices that read it")
+            self.remarks.done(s.loc, f"{x} read from {show.expr(s.value)} where it is used" if load
+                              else f"{x} computed in the indices that read it")
         return tuple(out)
+
+    def simple_load(self, e, dtype: str) -> bool:
+        """A scalar or an element at affine indices, of the target's own type: an operand
+        INCA-A reads directly, so reading it at each use costs what reading the copy does."""
+        if isinstance(e, Name) and self.k.syms[e.id].kind == "scalar":
+            return self.k.syms[e.id].dtype == dtype
+        if isinstance(e, Index):  # not an input --clobber may overwrite: it is read once only
+            return e.base not in self.k.inplace and self.k.syms[e.base].dtype == dtype and all(
+                affine(i, self.k.syms) is not None for i in e.indices)
+        return False
 
     def inner(self, s):
         match s:

@@ -13,9 +13,13 @@ temporary V (by the vectoriser); what is left is the accumulation:
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..incaq.ast import Assign, Binary, Call, For, Index, Name, Num
 from ..incaq.checked import Sym, type_of
-from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_stmts, names_read
+from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_stmts, names_read, \
+    names_read_in, names_written
+from . import show
 from .remarks import Remarks
 
 #: The reduction operators, as INCA-Q writes them.
@@ -42,6 +46,18 @@ def reduction_parts(s, syms: dict[str, Sym]) -> tuple[str, object] | None:
     return op, e
 
 
+def _private(body: tuple, name: str) -> bool:
+    """Whether the first statement of a body that touches scalar ``name`` assigns it without
+    reading it (so no value is carried from one iteration to the next)."""
+    for x in body:
+        reads = names_read_in((x,))
+        if isinstance(x, Assign) and x.target == Name(name):
+            return name not in reads
+        if name in reads or name in names_written((x,)):
+            return False
+    return False
+
+
 def _combine(op: str, a, b, loc):
     return Call(op, (a, b), loc) if op in ("min", "max") else Binary(op, a, b, loc)
 
@@ -56,6 +72,8 @@ class Reducer:
         self.k, self.remarks, self.fast = k, remarks, fast
 
     def loop(self, s):
+        if isinstance(s, For) and len(s.body) > 1 and is_plain(s.body):
+            return self.hoist(s)
         if not isinstance(s, For) or len(s.body) != 1 or not is_plain(s.body):
             return (s,)
         lo, hi = const_int(s.lo), const_int(s.hi)
@@ -106,6 +124,41 @@ class Reducer:
         step = Assign(stmt.target, _combine(op, stmt.target, Index(v, (pos,), s.loc), stmt.loc),
                       stmt.loc)
         return terms + (For(s.var, s.lo, s.hi, (step,), s.loc),)
+
+    def hoist(self, s: For) -> tuple:
+        """In a body of several statements: the terms of each ``T = T OP e`` whose e reads
+        nothing the loop writes are computed before the loop as one vector."""
+        lo, hi = const_int(s.lo), const_int(s.hi)
+        if lo is None or hi is None or hi - lo < 2:
+            return (s,)
+        from .vectorise import Refused, Vectoriser
+
+        written = names_written(s.body) - {s.var}
+        before, body = [], list(s.body)
+        for j, stmt in enumerate(body):
+            parts = reduction_parts(stmt, self.k.syms)
+            if parts is None:
+                continue
+            op, e = parts
+            if isinstance(e, (Num, Name, Index)) or names_read(e) & written or s.var not in names_read(e):
+                continue
+            if isinstance(stmt.target, Name) and _private(s.body, stmt.target.id):
+                continue  # reset every iteration: the vectoriser expands it instead
+            etype = type_of(e, self.k.syms)
+            v = self.k.fresh("v")
+            self.k.syms[v] = Sym(v, "array", etype, (hi - lo,), "var", 0, s.loc)
+            pos = affine_expr((-lo, {s.var: 1}), s.loc)
+            fill = For(s.var, s.lo, s.hi, (Assign(Index(v, (pos,), s.loc), e, stmt.loc),), s.loc)
+            try:
+                before.extend(Vectoriser(self.k, Remarks()).vectorise(fill))
+            except Refused:
+                del self.k.syms[v]
+                continue
+            body[j] = Assign(stmt.target, _combine(op, stmt.target, Index(v, (pos,), s.loc),
+                                                   stmt.loc), stmt.loc)
+            self.remarks.done(stmt.loc, f"terms of the accumulation into {show.expr(stmt.target)} "
+                              f"computed as a vector before the loop ({hi - lo} elements)")
+        return (*before, replace(s, body=tuple(body))) if before else (s,)
 
     def storage(self, e, i: str, etype: str) -> tuple[str | None, int]:
         """Where the terms go: with --clobber, the input e's first operand reads (``X[i + d]``,

@@ -8,7 +8,8 @@ adds s at each wrap. ``disp = (i / bl) * st + i % bl; M[disp] = P[i]`` thus cost
 no remainder and no product, and the index stays affine (propagate.py puts it in M's index).
 
 This holds only for b > 0 (i >= 0 then divides like floor), so the loop is versioned:
-``if b > 0 then { counters } else { the loop as written }`` (the second faults on b == 0 as -O0).
+``if b > 0 then { counters } else { the loop as written }`` (the second faults on b == 0 as -O0),
+inside ``if lo < hi`` so that a loop that runs no time costs no more than at -O0.
 """
 from __future__ import annotations
 
@@ -99,7 +100,10 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
     fast = (*init, For(s.var, s.lo, s.hi, body + tuple(step), loc))
     remarks.done(loc, f"{s.var} / {b} and {s.var} % {b} in the loop over {s.var} became counters "
                  f"(for {b} > 0; the loop as written runs otherwise)")
-    return (If(Compare(">", bn, num(0), loc), fast, (s,), loc),)
+    versions = If(Compare(">", bn, num(0), loc), fast, (s,), loc)
+    # entered only when the loop runs, so a loop that runs no time pays only -O0's first test
+    return (If(Compare("<", s.lo, s.hi, loc), (versions,), (Assign(Name(s.var, loc), s.lo, loc),),
+               loc),)
 
 
 def _privatise(body: tuple, original: tuple, k: Kernel) -> tuple:

@@ -1,0 +1,121 @@
+"""Pass ``ifconvert`` (-O2): a conditional append in a loop becomes straight-line code.
+
+``if c then { B[n] = v; n = n + 1 }`` (a compaction: the filter kernel) becomes
+``B[n] = v; n = n + c``: the value is stored whether or not it is kept, and the count moves by
+the condition's truth value (1 or 0). A rejected value is overwritten by the next kept one, so
+after the loop only ``B[n]`` can hold one; ``if n < len(B) then B[n] = <B's initial value>``
+puts it back. No branch is left in the loop, and ``n = n + c`` is a reduction whose terms the
+``reduce`` pass computes as one vector.
+
+Exact when: c and v read neither B nor n and cannot fault (v is evaluated every iteration now);
+B is a one-dimensional output or private array with one initial value, written nowhere else
+and read nowhere in the loop; n is an i64 scalar written nowhere else, whose value at the loop
+(its initial value: the loop is not inside another loop) plus the trip count stays within B, so
+every store that was not there before is in bounds.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..incaq.ast import (Assign, Binary, BoolOp, Compare, For, If, Index, Name, Not, Num, nodes)
+from ..incaq.checked import type_of
+from .ir import Kernel, affine, const_int, names_read, own_exprs, stmts
+from .remarks import Remarks
+
+
+class Converter:
+    def __init__(self, k: Kernel, remarks: Remarks):
+        self.k, self.remarks = k, remarks
+        self.writes: dict[str, int] = {}  # how many statements write each name
+        for s in stmts(k.body):
+            match s:
+                case Assign(target=Name(id=name)) | Assign(target=Index(base=name)) | For(var=name):
+                    self.writes[name] = self.writes.get(name, 0) + 1
+
+    def loop(self, s: For) -> tuple | None:
+        lo, hi = const_int(s.lo), const_int(s.hi)
+        if lo is None or hi is None or hi <= lo:
+            return None
+        body, after = list(s.body), []
+        changed = False
+        for j, x in enumerate(body):
+            parts = self.append_parts(x, s, lo, hi)
+            if parts is None:
+                continue
+            b, n, c, v = parts
+            sym = self.k.syms[b]
+            keep = Num(float(sym.value) if sym.dtype == "f64" else int(sym.value),
+                       sym.dtype == "f64", x.loc)
+            body[j] = (Assign(Index(b, (Name(n, x.loc),), x.loc), v, x.loc),
+                       Assign(Name(n, x.loc), Binary("+", Name(n, x.loc), c, x.loc), x.loc))
+            size = Num(sym.shape[0], False, x.loc)
+            after.append(If(Compare("<", Name(n, x.loc), size, x.loc),
+                            (Assign(Index(b, (Name(n, x.loc),), x.loc), keep, x.loc),), (), x.loc))
+            self.remarks.done(x.loc, f"conditional append to {b} if-converted: stored every "
+                              f"iteration, {n} counts by the condition")
+            changed = True
+        if not changed:
+            return None
+        flat = tuple(y for x in body for y in (x if isinstance(x, tuple) else (x,)))
+        return (replace(s, body=flat), *after)
+
+    def append_parts(self, x, loop: For, lo: int, hi: int):
+        """(B, n, condition, value) of ``if c then { B[n] = v; n = n + 1 }``, if it is safe."""
+        if not (isinstance(x, If) and not x.orelse and len(x.then) == 2):
+            return None
+        store, step = x.then
+        if not (isinstance(store, Assign) and isinstance(store.target, Index)
+                and len(store.target.indices) == 1 and isinstance(store.target.indices[0], Name)):
+            return None
+        b, n = store.target.base, store.target.indices[0].id
+        if step != Assign(Name(n), Binary("+", Name(n), Num(1, False))):
+            return None
+        c, v = x.cond, store.value
+        if not isinstance(c, (Compare, BoolOp, Not)) or {b, n} & (names_read(c) | names_read(v)):
+            return None
+        bsym, nsym = self.k.syms[b], self.k.syms[n]
+        if bsym.role not in ("output", "var") or len(bsym.shape) != 1 or isinstance(bsym.value, tuple):
+            return None
+        if nsym.kind != "scalar" or nsym.dtype != "i64" or isinstance(nsym.value, tuple):
+            return None
+        if self.writes.get(b, 0) != 1 or self.writes.get(n, 0) != 1:
+            return None
+        if b in names_read(tuple(e for y in stmts(loop.body) for e in own_exprs(y))):
+            return None
+        if not 0 <= int(nsym.value) or int(nsym.value) + (hi - lo) > bsym.shape[0]:
+            return None
+        if type_of(v, self.k.syms) != bsym.dtype and bsym.dtype == "i64":
+            return None  # a conversion to i64 may fault
+        if not (self.safe(c, loop, lo, hi) and self.safe(v, loop, lo, hi)):
+            return None
+        return b, n, c, v
+
+    def safe(self, e, loop: For, lo: int, hi: int) -> bool:
+        """Whether evaluating e cannot fault: no division, conversion or call, and every index
+        affine in the loop variable and inside its array over the loop's range."""
+        for node in nodes(e):
+            if isinstance(node, Binary) and node.op in ("/", "%"):
+                return False
+            if hasattr(node, "func") or hasattr(node, "pre"):
+                return False
+            if isinstance(node, Index):
+                for ix, dim in zip(node.indices, self.k.syms[node.base].shape):
+                    a = affine(ix, self.k.syms)
+                    if a is None or set(a[1]) - {loop.var} or dim is None:
+                        return False
+                    k = a[1].get(loop.var, 0)
+                    ends = (a[0] + k * lo, a[0] + k * (hi - 1))
+                    if min(ends) < 0 or max(ends) >= dim:
+                        return False
+        return True
+
+
+def ifconvert(k: Kernel, remarks: Remarks) -> Kernel:
+    """If-convert the conditional appends of the kernel's top-level counted loops (a loop nested in
+    another would start with the count the outer loop left, which is not known)."""
+    conv = Converter(k, remarks)
+    out = []
+    for s in k.body:
+        new = conv.loop(s) if isinstance(s, For) else None
+        out.extend(new if new is not None else (s,))
+    return k.but(tuple(out))
