@@ -28,15 +28,20 @@ def broadcasts(src: tuple[int, ...], dest: tuple[int, ...]) -> bool:
     return all(s in (1, d) for s, d in zip(reversed(src), reversed(dest)))
 
 
-def check_program(decls: dict[str, Decl], instrs: Iterable[Instr], make: MakeDiag) -> list[Diagnostic]:
-    """Every static error in ``instrs``, as diagnostics (empty when the program is well formed)."""
+def check_program(decls: dict[str, Decl], instrs: Iterable[Instr], make: MakeDiag,
+                  count: int | None = None) -> list[Diagnostic]:
+    """Every static error in ``instrs``, as diagnostics (empty when the program is well formed).
+
+    ``count`` is the program's number of instructions when ``instrs`` are only its distinct ones
+    (what a branch may target); by default, ``len(instrs)``."""
     instrs = tuple(instrs)
+    count = len(instrs) if count is None else count
     out: list[Diagnostic] = []
     # The shapes of the references checked without error; unrolled code repeats them (a Ref's
     # equality and hash leave out its location, which only an error would need).
     valid: dict[Ref, tuple[int, ...]] = {}
     for ins in instrs:
-        out.extend(_check_instr(ins, decls, len(instrs), make, valid))
+        out.extend(_check_instr(ins, decls, count, make, valid))
     return out
 
 

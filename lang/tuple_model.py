@@ -75,17 +75,21 @@ class TupleProgram:
 
 def encode(prog: Program) -> TupleProgram:
     """Encode each instruction k as tuple k (MODEL.md 1)."""
-    decls = {d.name: d for d in prog.decls}
-    out = []
-    for k, ins in enumerate(prog.instrs, 1):
-        spec = OPCODES[ins.op]
-        if spec.form is Form.NONE:
-            trig, entry = Trigger(PC, k, None, None), None
-        else:
-            payload = ins.src if spec.form in (Form.MOVE, Form.BINARY) else ins.target
-            trig = Trigger(PC, k, k, payload)
-            dtype = decls[ins.dest.name].dtype if ins.dest is not None else None
-            target = ins.target if spec.form in (Form.BRANCH, Form.JUMP) else None
-            entry = Entry(k, ins.dest, dtype, spec.atomic, spec.update, target)
-        out.append(Tuple(k, ins.op, trig, entry, ins.loc))
-    return TupleProgram(prog.decls, tuple(out), prog.name)
+    dtypes = {d.name: d.dtype for d in prog.decls}
+    return TupleProgram(prog.decls, tuple(
+        encode_instr(k, ins, None if ins.dest is None else dtypes[ins.dest.name], ins.loc)
+        for k, ins in enumerate(prog.instrs, 1)), prog.name)
+
+
+def encode_instr(k: int, ins: Instr, dtype: str | None, loc: Loc | None) -> Tuple:
+    """Instruction ``ins`` as tuple ``k`` at ``loc``; ``dtype`` is its destination's element type.
+
+    The tuple loader encodes one instruction at many places (unrolled code repeats them), so the
+    location is an argument, not ``ins.loc``."""
+    spec = OPCODES[ins.op]
+    if spec.form is Form.NONE:
+        return Tuple(k, ins.op, Trigger(PC, k, None, None), None, loc)
+    payload = ins.src if spec.form in (Form.MOVE, Form.BINARY) else ins.target
+    target = ins.target if spec.form in (Form.BRANCH, Form.JUMP) else None
+    return Tuple(k, ins.op, Trigger(PC, k, k, payload),
+                 Entry(k, ins.dest, dtype, spec.atomic, spec.update, target), loc)
