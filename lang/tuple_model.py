@@ -5,6 +5,7 @@ them, :mod:`.tuples_load` reads them back.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .diagnostics import Loc
 from .isa import OPCODES, Form, Update
@@ -77,19 +78,22 @@ def encode(prog: Program) -> TupleProgram:
     """Encode each instruction k as tuple k (MODEL.md 1)."""
     dtypes = {d.name: d.dtype for d in prog.decls}
     return TupleProgram(prog.decls, tuple(
-        encode_instr(k, ins, None if ins.dest is None else dtypes[ins.dest.name], ins.loc)
+        encoder(ins, None if ins.dest is None else dtypes[ins.dest.name])(k, ins.loc)
         for k, ins in enumerate(prog.instrs, 1)), prog.name)
 
 
-def encode_instr(k: int, ins: Instr, dtype: str | None, loc: Loc | None) -> Tuple:
-    """Instruction ``ins`` as tuple ``k`` at ``loc``; ``dtype`` is its destination's element type.
+def encoder(ins: Instr, dtype: str | None) -> Callable[[int, Loc | None], Tuple]:
+    """A function making the tuple of ``ins`` as tuple k at a location; ``dtype`` is the element
+    type of its destination.
 
-    The tuple loader encodes one instruction at many places (unrolled code repeats them), so the
-    location is an argument, not ``ins.loc``."""
-    spec = OPCODES[ins.op]
+    An instruction's tuple differs from place to place only in k and the location; the tuple
+    loader encodes each distinct instruction at many places (unrolled code repeats them), so
+    what does not vary is worked out once."""
+    op, spec = ins.op, OPCODES[ins.op]
     if spec.form is Form.NONE:
-        return Tuple(k, ins.op, Trigger(PC, k, None, None), None, loc)
+        return lambda k, loc: Tuple(k, op, Trigger(PC, k, None, None), None, loc)
     payload = ins.src if spec.form in (Form.MOVE, Form.BINARY) else ins.target
     target = ins.target if spec.form in (Form.BRANCH, Form.JUMP) else None
-    return Tuple(k, ins.op, Trigger(PC, k, k, payload),
-                 Entry(k, ins.dest, dtype, spec.atomic, spec.update, target), loc)
+    dest, atomic, update = ins.dest, spec.atomic, spec.update
+    return lambda k, loc: Tuple(k, op, Trigger(PC, k, k, payload),
+                                Entry(k, dest, dtype, atomic, update, target), loc)

@@ -21,7 +21,7 @@ from .inference import infer_scalar_types
 from .isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form, Update
 from .numbers import NumberError, parse_float, parse_int
 from .program import ROLES, Affine, Decl, Imm, Instr, Operand, Ref, Slice
-from .tuple_model import FORMAT, Entry, Trigger, Tuple, TupleProgram, encode_instr
+from .tuple_model import FORMAT, Entry, Trigger, Tuple, TupleProgram, encoder
 from .userfiles import parse_json
 
 FORMAT_1 = "inca-tuples/1"
@@ -107,9 +107,9 @@ def load(text: str, filename: str) -> TupleProgram:
         if implicit:
             raise fail(f"malformed tuple program: {implicit}")
         dtypes = {d.name: d.dtype for d in got.decls}
-        typed = [(ins, None if ins.dest is None else dtypes[ins.dest.name]) for ins in got.instrs]
-        tuples = tuple(encode_instr(k, *typed[i], loc)
-                       for k, (i, loc) in enumerate(zip(got.uses, got.locs), 1))
+        encoders = [encoder(ins, None if ins.dest is None else dtypes[ins.dest.name])
+                    for ins in got.instrs]
+        tuples = tuple(encoders[i](k, loc) for k, (i, loc) in enumerate(zip(got.uses, got.locs), 1))
         if got.given is not None and got.given != tuples:
             raise fail("tuples do not follow the encoding of MODEL.md (trigger threshold, match "
                        "bits, atomic and counter update must agree with each tuple's instruction)")
@@ -153,19 +153,19 @@ def _decode_v2(doc: dict) -> _Decoded:
     uses: list[int] = []
     locs: list[Loc | None] = []
     where_seen: dict[str, Loc] = {}  # the tuples compiled from one statement share its location
+    # The checks of every row raise directly: _need's message would be formatted for each row.
     for k, row in enumerate(rows, 1):
-        _need(isinstance(row, list) and len(row) == 4, f"tuple {k} must be [op, dest, payload, loc]")
+        if not (isinstance(row, list) and len(row) == 4):
+            raise _Invalid(f"tuple {k} must be [op, dest, payload, loc]")
         op, dest, payload, where = row
         key = (op, dest, payload)
         i = (seen.get(key) if type(op) is str and type(dest) in _ATOMS and type(payload) in _ATOMS
              else None)
-        if i is None:
-            _need(isinstance(op, str) and op in OPCODES, f"tuple {k} has an unknown op {op!r}")
-        loc = None
-        if where is not None:
-            loc = where_seen.get(where) if isinstance(where, str) else None
-            if loc is None:
-                loc = where_seen[where] = _loc(where, files, k)
+        if i is None and not (isinstance(op, str) and op in OPCODES):
+            raise _Invalid(f"tuple {k} has an unknown op {op!r}")
+        loc = where_seen.get(where) if type(where) is str else None
+        if loc is None and where is not None:
+            loc = where_seen[where] = _loc(where, files, k)
         if i is None:
             instrs.append(_instr(op, dest, payload, loc, operands, f"tuple {k} ({op})"))
             i = seen[key] = len(instrs) - 1
@@ -176,7 +176,8 @@ def _decode_v2(doc: dict) -> _Decoded:
 
 def _loc(where: object, files: list[str], k: int) -> Loc:
     m = _LOC.fullmatch(where) if isinstance(where, str) else None
-    _need(m is not None and int(m.group(1)) < len(files), f"tuple {k} has a malformed loc")
+    if m is None or int(m.group(1)) >= len(files):
+        raise _Invalid(f"tuple {k} has a malformed loc")
     file, line, col, end = m.groups()
     return Loc(files[int(file)], int(line), int(col), None if end is None else int(end))
 
