@@ -38,13 +38,14 @@ def depth_error(text: str) -> str | None:
     return None
 
 
-PIECES = st.sampled_from(["[", "]", "{", "}", '"', "\\", '\\"', "a", "\n", " ", ",", "1", '"["'])
+PIECES = st.sampled_from(["[", "]", "{", "}", '"', '""', "\\", '\\"', "a", "\n", " ", ",", "1", '"["',
+                          "\u00e9"])
 
 
 @settings(max_examples=300, deadline=None)
-@given(head=st.integers(0, MAX_JSON_DEPTH + 3), body=st.lists(PIECES, max_size=40))
-def test_the_nesting_bound_is_the_bracket_by_bracket_one(head, body):
-    text = "[" * head + "".join(body)
+@given(quote=st.booleans(), head=st.integers(0, MAX_JSON_DEPTH + 3), body=st.lists(PIECES, max_size=40))
+def test_the_nesting_bound_is_the_bracket_by_bracket_one(quote, head, body):
+    text = '"' * quote + "[" * head + "".join(body)
     line = too_deep_line(text)
     want = None if line is None else (f"not valid JSON data: nested more than {MAX_JSON_DEPTH} "
                                       f"levels deep (line {line})")
@@ -58,6 +59,12 @@ def test_the_nesting_bound_is_the_bracket_by_bracket_one(head, body):
     ('["\\"' + "[" * 100 + '"]', None),  # nor after an escaped quote
     ('"\n' + "[" * 100, 2),  # an unterminated string is no string
     ("{\n" * 70, MAX_JSON_DEPTH + 1),
+    # an odd number of quotes: the last one opens no string, and a seam between two strings
+    # before it must not be taken for an empty string
+    ('"{""' + "[" * 70, 1),
+    ('"' + "[" * 70 + '""', None),
+    ('"' + "[" * 70 + '""' + "[" * 70 + '"', None),
+    ('"\u00e9"' + "[" * 65, 1),
 ])
 def test_nesting_examples(text, line):
     assert too_deep_line(text) == line
