@@ -257,13 +257,21 @@ def _affine(text: str, bad: str) -> Affine:
         m = _TERM.match(text, pos)
         _need(m is not None and m.end() > pos and (pos == 0 or m.group(1) or m.group(4)), bad)
         if m.group(3) is not None:
-            coef = int(m.group(2)) if m.group(2) else 1
+            coef = _digits(m.group(2), bad) if m.group(2) else 1
             terms[m.group(3)] = terms.get(m.group(3), 0) + (-coef if m.group(1) == "-" else coef)
         else:
-            const += -int(m.group(5)) if m.group(4) == "-" else int(m.group(5))
+            const += -_digits(m.group(5), bad) if m.group(4) == "-" else _digits(m.group(5), bad)
         pos = m.end()
     _need(pos > 0, bad)
     return Affine(const, tuple((n, c) for n, c in terms.items() if c))
+
+
+def _digits(text: str, bad: str) -> int:
+    """A number in an index, bounded: int() refuses more than 4,300 digits with a ValueError."""
+    try:
+        return parse_int(text)
+    except NumberError:
+        raise _Invalid(bad) from None
 
 
 # ---- shared ---------------------------------------------------------------------------------

@@ -72,6 +72,10 @@ def _edit(doc, path, value):
     (V2, ["buffers", 3, "implicit"], True, "only a scalar var of initial value 0 can be implicit"),
     (V2, ["tuples"], [], "it has no tuples"),
     (V2, ["tuples", 0, 3], "0:1", "malformed loc"),
+    # regressions: numbers in an index beyond int()'s 4,300 digits were a ValueError (exit 70)
+    (V2, ["tuples", 0, 2], "A[" + "9" * 5000 + "]", "not an operand in INCA-A syntax"),
+    (V2, ["tuples", 0, 2], "A[" + "9" * 5000 + "*n]", "not an operand in INCA-A syntax"),
+    (V2, ["tuples", 1, 2], "A[0:4:" + "9" * 5000 + "]", "not an operand in INCA-A syntax"),
     (V2, ["tuples", 0, 3], "5:1:1", "malformed loc"),
 ])
 def test_hand_edits_the_assembler_would_refuse(doc, path, value, fragment):
