@@ -212,6 +212,7 @@ class _Operands:
 
     def __init__(self) -> None:
         self.seen: dict[str, Operand] = {}
+        self.indices: dict[str, Affine | Slice] = {}  # A[k] and B[k]: operands share indices
 
     def get(self, text: str, what: str) -> Operand:
         operand = self.seen.get(text)
@@ -222,24 +223,34 @@ class _Operands:
     def _parse(self, text: str, what: str) -> Operand:
         bad = f"{what}: {text[:40]!r} is not an operand in INCA-A syntax"
         m = _REF.fullmatch(text)
-        operand: Operand
         if m is not None and m.group(1) not in ("inf", "nan"):
-            operand = Ref(m.group(1), tuple(self._index(i, bad) for i in _INDEX.findall(m.group(2))))
-        else:
-            try:
-                if any(c in text for c in ".en"):  # decimal point, exponent, inf or nan: f64
-                    operand = Imm(parse_float(text, allow_special=True), "f64")
-                else:
-                    value = parse_int(text)
-                    _need(I64_MIN <= value <= I64_MAX, f"{what}: {text} does not fit in i64")
-                    operand = Imm(value, "i64")
-            except NumberError:
-                raise _Invalid(bad) from None
+            # A reference prints as its name and each index in brackets, and the regular
+            # expressions cut the text exactly there: it prints back as it reads when each index
+            # does, which _index checks once per index text.
+            return Ref(m.group(1), tuple(self._index(i, bad) for i in _INDEX.findall(m.group(2))))
+        try:
+            if any(c in text for c in ".en"):  # decimal point, exponent, inf or nan: f64
+                operand = Imm(parse_float(text, allow_special=True), "f64")
+            else:
+                value = parse_int(text)
+                _need(I64_MIN <= value <= I64_MAX, f"{what}: {text} does not fit in i64")
+                operand = Imm(value, "i64")
+        except NumberError:
+            raise _Invalid(bad) from None
         _need(str(operand) == text, bad)
         return operand
 
+    def _index(self, text: str, bad: str) -> Affine | Slice:
+        """The index written ``text`` between brackets, accepted in its canonical spelling only."""
+        index = self.indices.get(text)
+        if index is None:
+            index = self._parse_index(text, bad)
+            _need(str(index) == text, bad)
+            self.indices[text] = index
+        return index
+
     @staticmethod
-    def _index(text: str, bad: str) -> Affine | Slice:
+    def _parse_index(text: str, bad: str) -> Affine | Slice:
         parts = [_affine(p, bad) for p in text.split(":")]
         _need(len(parts) <= 3, bad)
         if len(parts) == 1:
@@ -252,6 +263,8 @@ class _Operands:
 def _affine(text: str, bad: str) -> Affine:
     """``2*k+1``, ``-i``, ``3``: constant and terms, merged (a non-canonical spelling of them
     is refused by the caller's round-trip check)."""
+    if text.isascii() and text.isdigit():  # a constant, the index of most unrolled code
+        return Affine(_digits(text, bad))
     const, terms, pos = 0, {}, 0
     while pos < len(text):
         m = _TERM.match(text, pos)
