@@ -48,12 +48,14 @@ def _is_int(v) -> bool:
 
 def _keys(j, what: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
     """``j`` is an object with the ``required`` keys, perhaps the ``optional`` ones, no other."""
-    _need(isinstance(j, dict), f"{what} must be an object")
-    keys = set(j)
-    missing = [k for k in required if k not in keys]
-    _need(not missing, f"{what} needs {', '.join(repr(k) for k in missing)}")
-    extra = sorted(keys - set(required) - set(optional))
-    _need(not extra, f"{what} has unknown keys {', '.join(repr(k) for k in extra)}")
+    if not isinstance(j, dict):
+        raise _Invalid(f"{what} must be an object")
+    missing = [k for k in required if k not in j]
+    if missing:
+        raise _Invalid(f"{what} needs {', '.join(repr(k) for k in missing)}")
+    extra = len(j) > len(required) and sorted(set(j) - set(required) - set(optional))
+    if extra:  # (with no key missing and no more keys than required, there is none)
+        raise _Invalid(f"{what} has unknown keys {', '.join(repr(k) for k in extra)}")
 
 
 @dataclass(frozen=True)
@@ -290,42 +292,54 @@ def _digits(text: str, bad: str) -> int:
 # ---- shared ---------------------------------------------------------------------------------
 
 def _buffers(items, keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> list[Decl]:
+    """The declarations of a document. A program may have a buffer per scalar it uses, so the
+    checks raise directly rather than through _need, whose message is formatted every time."""
     _need(isinstance(items, list), "'buffers' must be a list")
+    required = tuple(k for k in keys if k not in optional)
     out = []
     for n, b in enumerate(items, 1):
         name = b.get("name") if isinstance(b, dict) else None
         what = f"buffer '{name}'" if isinstance(name, str) else f"buffer {n}"
-        _keys(b, what, tuple(k for k in keys if k not in optional), optional)
-        _need(isinstance(name, str), f"{what} needs a name")
-        _need(b["role"] in ROLES, f"{what} has an unknown role")
-        _need(b["dtype"] in DTYPES, f"{what} has an unknown dtype")
-        shape = b["shape"]
-        _need(isinstance(shape, list) and all(_is_int(d) and d > 0 for d in shape),
-              f"{what} needs a list of positive dimensions")
+        _keys(b, what, required, optional)
+        if not isinstance(name, str):
+            raise _Invalid(f"{what} needs a name")
+        role, dtype, shape = b["role"], b["dtype"], b["shape"]
+        if role not in ROLES:
+            raise _Invalid(f"{what} has an unknown role")
+        if dtype not in DTYPES:
+            raise _Invalid(f"{what} has an unknown dtype")
+        if not (isinstance(shape, list) and all(_is_int(d) and d > 0 for d in shape)):
+            raise _Invalid(f"{what} needs a list of positive dimensions")
         init = b.get("init", 0)
         if isinstance(init, list):  # a constant table: one value per element
-            init = tuple(_value(v, b["dtype"], f"{what} init") for v in init)
+            init = tuple(_value(v, dtype, what, " init") for v in init)
         else:
-            init = _value(init, b["dtype"], f"{what} init")
+            init = _value(init, dtype, what, " init")
         implicit = b.get("implicit", False)
-        _need(isinstance(implicit, bool), f"{what} implicit must be true or false")
+        if not isinstance(implicit, bool):
+            raise _Invalid(f"{what} implicit must be true or false")
         alias = b.get("alias")
-        _need(alias is None or isinstance(alias, str), f"{what} alias must be a name or null")
+        if not (alias is None or isinstance(alias, str)):
+            raise _Invalid(f"{what} alias must be a name or null")
         default = b.get("default")
         if default is not None:
-            default = _value(default, b["dtype"], f"{what} default")
-        out.append(Decl(name, b["role"], b["dtype"], tuple(shape), init, implicit, alias, default=default))
+            default = _value(default, dtype, what, " default")
+        out.append(Decl(name, role, dtype, tuple(shape), init, implicit, alias, default=default))
     return out
 
 
-def _value(v, dtype: str, what: str) -> int | float:
+def _value(v, dtype: str, what: str, field: str = "") -> int | float:
+    """A value of ``dtype``, ``field`` of ``what`` in messages (" init" of "buffer 'x'")."""
     if dtype == "f64":
         if v in ("inf", "-inf", "nan"):
             return float(v)
-        _need(isinstance(v, float) or _is_int(v), f"{what} must be a number")
+        if not (isinstance(v, float) or _is_int(v)):
+            raise _Invalid(f"{what}{field} must be a number")
         return float(v)
-    _need(_is_int(v), f"{what} must be an integer")
-    _need(I64_MIN <= v <= I64_MAX, f"{what} {v} does not fit in i64")
+    if not _is_int(v):
+        raise _Invalid(f"{what}{field} must be an integer")
+    if not I64_MIN <= v <= I64_MAX:
+        raise _Invalid(f"{what}{field} {v} does not fit in i64")
     return v
 
 
