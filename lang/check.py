@@ -28,15 +28,20 @@ def broadcasts(src: tuple[int, ...], dest: tuple[int, ...]) -> bool:
     return all(s in (1, d) for s, d in zip(reversed(src), reversed(dest)))
 
 
-def check_program(decls: dict[str, Decl], instrs: Iterable[Instr], make: MakeDiag) -> list[Diagnostic]:
-    """Every static error in ``instrs``, as diagnostics (empty when the program is well formed)."""
+def check_program(decls: dict[str, Decl], instrs: Iterable[Instr], make: MakeDiag,
+                  count: int | None = None) -> list[Diagnostic]:
+    """Every static error in ``instrs``, as diagnostics (empty when the program is well formed).
+
+    ``count`` is the program's number of instructions when ``instrs`` are only its distinct ones
+    (what a branch may target); by default, ``len(instrs)``."""
     instrs = tuple(instrs)
+    count = len(instrs) if count is None else count
     out: list[Diagnostic] = []
     # The shapes of the references checked without error; unrolled code repeats them (a Ref's
     # equality and hash leave out its location, which only an error would need).
     valid: dict[Ref, tuple[int, ...]] = {}
     for ins in instrs:
-        out.extend(_check_instr(ins, decls, len(instrs), make, valid))
+        out.extend(_check_instr(ins, decls, count, make, valid))
     return out
 
 
@@ -49,20 +54,23 @@ def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag,
         if ins.target is None or not 1 <= ins.target <= count:
             out.append(make(loc, f"{ins.op} target {ins.target} is not an instruction of this program",
                             f"targets run from 1 to {count}"))
+    shapes: list[tuple[int, ...] | None] = []  # of the destination and the source
     for op in (ins.dest, ins.src):
-        if isinstance(op, Ref) and op not in valid:
+        shape = valid.get(op) if isinstance(op, Ref) else ()
+        if shape is None:
             errors = _check_ref(op, decls, loc, make)
-            if errors:
-                out.extend(errors)
-            else:
-                valid[op] = operand_shape(op, decls)
+            out.extend(errors)
+            if not errors:
+                shape = valid[op] = operand_shape(op, decls)
+        shapes.append(shape)
     if out or spec.form in (Form.JUMP, Form.NONE):
         return out
     dest = ins.dest
     if dest is None:
         return [make(loc, f"{ins.op} needs a destination", None)]
+    dshape, sshape = shapes
     if spec.form is Form.BRANCH:
-        if math.prod(valid[dest]) != 1:
+        if math.prod(dshape) != 1:
             out.append(make(dest.loc or loc, "BLEZ tests one value, not a vector",
                             "reduce the vector into a scalar first, or test a one-element slice"))
         return out
@@ -74,7 +82,6 @@ def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag,
         which = dest if ddt == "f64" else src
         out.append(make(getattr(which, "loc", None) or loc, f"{ins.op} is defined on i64 only, "
                         f"but '{which}' is f64", "convert with PUTL into an i64 location first"))
-    dshape, sshape = valid[dest], valid[src] if isinstance(src, Ref) else ()
     if sshape and not dshape:
         if math.prod(sshape) != 1:  # a one-element vector stands wherever a scalar may
             out.append(make(getattr(src, "loc", None) or loc,

@@ -5,6 +5,7 @@ them, :mod:`.tuples_load` reads them back.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .diagnostics import Loc
 from .isa import OPCODES, Form, Update
@@ -75,17 +76,24 @@ class TupleProgram:
 
 def encode(prog: Program) -> TupleProgram:
     """Encode each instruction k as tuple k (MODEL.md 1)."""
-    decls = {d.name: d for d in prog.decls}
-    out = []
-    for k, ins in enumerate(prog.instrs, 1):
-        spec = OPCODES[ins.op]
-        if spec.form is Form.NONE:
-            trig, entry = Trigger(PC, k, None, None), None
-        else:
-            payload = ins.src if spec.form in (Form.MOVE, Form.BINARY) else ins.target
-            trig = Trigger(PC, k, k, payload)
-            dtype = decls[ins.dest.name].dtype if ins.dest is not None else None
-            target = ins.target if spec.form in (Form.BRANCH, Form.JUMP) else None
-            entry = Entry(k, ins.dest, dtype, spec.atomic, spec.update, target)
-        out.append(Tuple(k, ins.op, trig, entry, ins.loc))
-    return TupleProgram(prog.decls, tuple(out), prog.name)
+    dtypes = {d.name: d.dtype for d in prog.decls}
+    return TupleProgram(prog.decls, tuple(
+        encoder(ins, None if ins.dest is None else dtypes[ins.dest.name])(k, ins.loc)
+        for k, ins in enumerate(prog.instrs, 1)), prog.name)
+
+
+def encoder(ins: Instr, dtype: str | None) -> Callable[[int, Loc | None], Tuple]:
+    """A function making the tuple of ``ins`` as tuple k at a location; ``dtype`` is the element
+    type of its destination.
+
+    An instruction's tuple differs from place to place only in k and the location; the tuple
+    loader encodes each distinct instruction at many places (unrolled code repeats them), so
+    what does not vary is worked out once."""
+    op, spec = ins.op, OPCODES[ins.op]
+    if spec.form is Form.NONE:
+        return lambda k, loc: Tuple(k, op, Trigger(PC, k, None, None), None, loc)
+    payload = ins.src if spec.form in (Form.MOVE, Form.BINARY) else ins.target
+    target = ins.target if spec.form in (Form.BRANCH, Form.JUMP) else None
+    dest, atomic, update = ins.dest, spec.atomic, spec.update
+    return lambda k, loc: Tuple(k, op, Trigger(PC, k, k, payload),
+                                Entry(k, dest, dtype, atomic, update, target), loc)

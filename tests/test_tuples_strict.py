@@ -64,6 +64,9 @@ def _edit(doc, path, value):
     (V1, ["tuples", 1, "trigger", "payload", "index", 0], {"lo": {"const": 0, "terms": []}}, "needs 'hi'"),
     (V2, ["tuples", 0, 2], "A[n + 1]", "not an operand in INCA-A syntax"),
     (V2, ["tuples", 0, 2], "A[1+n]", "not an operand in INCA-A syntax"),
+    (V2, ["tuples", 0, 2], "A[03]", "not an operand in INCA-A syntax"),
+    (V2, ["tuples", 1, 2], "A[0:4:1]", "not an operand in INCA-A syntax"),
+    (V2, ["tuples", 1, 1], "B[0:4][]", "not an operand in INCA-A syntax"),
     (V2, ["tuples", 3, 2], "2.00", "not an operand in INCA-A syntax"),
     (V2, ["tuples", 4, 2], "0x1", "not an operand in INCA-A syntax"),
     (V2, ["tuples", 4, 1], "7", "the destination must be a location"),
@@ -72,6 +75,10 @@ def _edit(doc, path, value):
     (V2, ["buffers", 3, "implicit"], True, "only a scalar var of initial value 0 can be implicit"),
     (V2, ["tuples"], [], "it has no tuples"),
     (V2, ["tuples", 0, 3], "0:1", "malformed loc"),
+    # regressions: numbers in an index beyond int()'s 4,300 digits were a ValueError (exit 70)
+    (V2, ["tuples", 0, 2], "A[" + "9" * 5000 + "]", "not an operand in INCA-A syntax"),
+    (V2, ["tuples", 0, 2], "A[" + "9" * 5000 + "*n]", "not an operand in INCA-A syntax"),
+    (V2, ["tuples", 1, 2], "A[0:4:" + "9" * 5000 + "]", "not an operand in INCA-A syntax"),
     (V2, ["tuples", 0, 3], "5:1:1", "malformed loc"),
 ])
 def test_hand_edits_the_assembler_would_refuse(doc, path, value, fragment):
