@@ -26,7 +26,7 @@ from ...lang.diagnostics import Loc, Source
 from ...lang.isa import I64_MAX
 from ...lang.numbers import NumberError, parse_float, parse_int
 from . import ast
-from .fast_lexer import BailOut, tokenize
+from .fast_lexer import BailOut, Tokens, tokenize
 
 __all__ = ["BailOut", "parse_fast"]
 
@@ -36,17 +36,19 @@ _ROLES = frozenset({"INPUT", "OUTPUT", "INOUT"})
 # Tokens that start an expression (after `return`, an expression follows exactly when one of them
 # does, as in the LALR table).
 _EXPR_START = frozenset({"NAME", "INT", "FLOAT", "LPAR", "MINUS", "NOT", "IF", "I64", "F64"})
-# Binding power of each infix operator, loosest first; `not` sits between 'and' and comparisons.
-_OR, _AND, _NOT, _COMPARE = 1, 2, 3, 4
+# Binding power of each infix operator, loosest first; `not` sits between 'and' and comparisons,
+# and from _BINARY on the operators are those of the `binary` rule.
+_OR, _AND, _NOT, _COMPARE, _BINARY = 1, 2, 3, 4, 5
 _PRECEDENCE = {
     "OR": _OR, "AND": _AND,
     "LT": _COMPARE, "LE": _COMPARE, "GT": _COMPARE, "GE": _COMPARE, "EQ": _COMPARE, "NE": _COMPARE,
-    "BAR": 5, "CARET": 6, "AMP": 7, "SHL": 8, "SHR": 8, "PLUS": 9, "MINUS": 9,
+    "BAR": _BINARY, "CARET": 6, "AMP": 7, "SHL": 8, "SHR": 8, "PLUS": 9, "MINUS": 9,
     "STAR": 10, "SLASH": 10, "PERCENT": 10,
 }
 
-# (node, first token, last token, parse-tree height, chain links)
-Expr = tuple
+#: An expression as the parse methods return it: (node, first token, last token, parse-tree
+#: height, chain links); see the module docstring.
+_Parsed = tuple[object, int, int, int, int]
 
 
 def parse_fast(source: Source, max_nesting: int) -> ast.Module:
@@ -58,7 +60,7 @@ def parse_fast(source: Source, max_nesting: int) -> ast.Module:
 class _Parser:
     """One pass over one token stream; methods leave ``self.i`` at the token after their rule."""
 
-    def __init__(self, name: str, toks, max_nesting: int):
+    def __init__(self, name: str, toks: Tokens, max_nesting: int):
         self.name = name
         self.kinds: list[str] = toks.kinds
         self.values: list[str] = toks.values
@@ -94,11 +96,13 @@ class _Parser:
         return i
 
     def enter(self) -> None:
+        """One level deeper (the caller takes ``self.nest`` back down when it is done)."""
         self.nest += 1
         if self.nest > self.max_nesting:
             raise BailOut
 
     def skip_separators(self) -> None:
+        """Past any newlines and ';'."""
         kinds, i = self.kinds, self.i
         while kinds[i] in _SEPARATORS:
             i += 1
@@ -378,7 +382,7 @@ class _Parser:
 
     # -- expressions --
 
-    def expr(self) -> Expr:
+    def expr(self) -> _Parsed:
         """?expr: or_test | "if" expr "then" expr "else" expr -> if_expr"""
         self.enter()
         if self.kinds[self.i] == "IF":
@@ -396,7 +400,7 @@ class _Parser:
         self.nest -= 1
         return result
 
-    def infix(self, min_power: int) -> Expr:
+    def infix(self, min_power: int) -> _Parsed:
         """The rules from or_test to term, by precedence climbing: operators binding at least
         ``min_power``, each loop step one left-associative level (comparisons do not chain)."""
         kinds = self.kinds
@@ -406,7 +410,7 @@ class _Parser:
             self.enter()
             operand, _, last, h, _ = self.infix(_NOT)
             self.nest -= 1
-            left: Expr = (ast.Not(operand, self.span(first, last)), first, last, h + 1, 0)
+            left: _Parsed = (ast.Not(operand, self.span(first, last)), first, last, h + 1, 0)
         else:
             left = self.factor()
         while True:
@@ -419,7 +423,7 @@ class _Parser:
             lnode, first, _, lh, links = left
             rnode, _, last, rh, _ = right
             loc = self.span(first, last)
-            if power >= 5:
+            if power >= _BINARY:
                 node = ast.Binary(self.values[op], lnode, rnode, loc)
                 chained = type(lnode) is ast.Binary
             elif power == _COMPARE:
@@ -438,7 +442,7 @@ class _Parser:
                 raise BailOut
             left = (node, first, last, max(lh if chained else lh + 1, rh + 1), links)
 
-    def factor(self) -> Expr:
+    def factor(self) -> _Parsed:
         """?factor: postfix | MINUS factor -> neg; ?postfix and ?atom"""
         kinds = self.kinds
         first = self.i
@@ -472,7 +476,7 @@ class _Parser:
             return self.call(first)
         raise BailOut
 
-    def index(self, name: int) -> Expr:
+    def index(self, name: int) -> _Parsed:
         """NAME ("[" expr "]")+ -> index"""
         self.i = name + 1
         indices = []
@@ -487,7 +491,7 @@ class _Parser:
         return (ast.Index(self.values[name], tuple(indices), self.span(name, last)), name, last,
                 h + 1, 0)
 
-    def call(self, callee: int) -> Expr:
+    def call(self, callee: int) -> _Parsed:
         """call: callee "(" [expr ("," expr)*] ")" (the current token is the callee)"""
         self.i = callee + 2
         args = []
