@@ -217,6 +217,21 @@ END
     assert [d.name for d in p.decls] == ["A", "out", "i", "a", "b", "c", "n", "g"]
 
 
+def test_implicit_types_reach_names_written_earlier_through_chains_of_copies():
+    # the f64 source comes last, so the type travels back along c <- b <- a (the inference
+    # propagates it rather than taking one pass per link)
+    p = assemble_text("""\
+.output out f64
+PUTL c, b
+PUTL d, c
+PUTL b, a
+PUTL a, 2.5
+PUTL out, d
+END
+""")
+    assert _types(p) == {"c": "f64", "d": "f64", "b": "f64", "a": "f64"}
+
+
 def test_implicit_scalars_used_only_as_indices_are_i64():
     p = assemble_text(".input A f64[4]\n.output x f64\nPUTL x, A[k]\nEND\n")
     assert _types(p) == {"k": "i64"}

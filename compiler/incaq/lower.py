@@ -208,21 +208,29 @@ class Lowerer(FlowLowering):
         return "f64" if "f64" in (type_of(a, self.syms), type_of(b, self.syms)) else "i64"
 
     def hoist(self, e):
-        """Run the statements of inlined calls inside e (left to right); returns e without them."""
+        """Run the statements of inlined calls inside e (left to right); returns e without them
+        (e itself when it has none: most expressions, which need no copy)."""
+        if isinstance(e, (Num, Name)):
+            return e
         match e:
             case Seq(pre=pre, value=v):
                 self.stmts(pre)
                 return self.hoist(v)
             case Binary(op=op, left=a, right=b):
-                return Binary(op, self.hoist(a), self.hoist(b), e.loc)
+                ha, hb = self.hoist(a), self.hoist(b)
+                return e if ha is a and hb is b else Binary(op, ha, hb, e.loc)
             case Compare(op=op, left=a, right=b):
-                return Compare(op, self.hoist(a), self.hoist(b), e.loc)
+                ha, hb = self.hoist(a), self.hoist(b)
+                return e if ha is a and hb is b else Compare(op, ha, hb, e.loc)
             case Unary(op=op, operand=x):
-                return Unary(op, self.hoist(x), e.loc)
+                hx = self.hoist(x)
+                return e if hx is x else Unary(op, hx, e.loc)
             case Call(func=f, args=args):
-                return Call(f, tuple(self.hoist(a) for a in args), e.loc)
+                hargs = tuple(self.hoist(a) for a in args)
+                return e if hargs == args else Call(f, hargs, e.loc)
             case Index(base=b, indices=ix):
-                return Index(b, tuple(self.hoist(i) for i in ix), e.loc)
+                hix = tuple(self.hoist(i) for i in ix)
+                return e if hix == ix else Index(b, hix, e.loc)
         return e
 
     # ---- conditions ------------------------------------------------------------------------

@@ -1,15 +1,22 @@
 """The INCA-Q parser: source text to the syntax tree of :mod:`.ast`.
 
-The grammar is ``lang/incaq.lark`` (LALR(1)); this module adds what a grammar cannot say:
+The grammar is ``lang/incaq.lark`` (LALR(1)), and it is normative. Two paths read it:
 
-- layout (:class:`_Layout`): a newline ends a statement, except inside ( ) and [ ] and directly
-  before '{' or 'else', so long calls and Allman-style braces work;
-- diagnostics: a syntax error is explained in words ("expected 'do' after the loop condition"),
-  never as a list of grammar terminals, with the caret under the offending token;
-- recovery: after an error the parser skips to the end of the broken statement (including any
-  block it opened), drops the half-parsed statement and goes on, so independent errors in one
-  file are all reported. It stops after the first error when the braces of the file do not
-  balance, because every later error would then be a consequence of the first.
+- the fast path (:mod:`.fast_parser`, tokens from :mod:`.fast_lexer`), a hand-written
+  recursive-descent parser that builds the same tree, locations included, several times faster,
+  but only for text without errors: at anything else it bails out;
+- the lark path (:func:`parse_lark`), lark's LALR parser with the layout rules of
+  :class:`.grammar.Layout` and the tree builder of :mod:`.builder`, which :func:`parse` runs when
+  the fast path bails out, so that it alone decides what is an error and how it is worded:
+
+  - layout: a newline ends a statement, except inside ( ) and [ ] and directly before '{' or
+    'else', so long calls and Allman-style braces work;
+  - diagnostics: a syntax error is explained in words ("expected 'do' after the loop
+    condition"), never as a list of grammar terminals, with the caret under the offending token;
+  - recovery: after an error the parser skips to the end of the broken statement (including any
+    block it opened), drops the half-parsed statement and goes on, so independent errors in one
+    file are all reported. It stops after the first error when the braces of the file do not
+    balance, because every later error would then be a consequence of the first.
 
 Every input text either parses or raises :class:`DiagnosticError`: no lark or Python exception
 escapes for any text.
@@ -21,10 +28,11 @@ from lark import Tree
 from ...lang.diagnostics import DiagnosticError, Source
 from . import ast
 from .builder import Builder
+from .fast_parser import BailOut, parse_fast
 from .grammar import KEYWORDS, Quoter
 from .syntax_errors import MAX_ERRORS, Syntax
 
-__all__ = ["parse", "KEYWORDS", "MAX_ERRORS", "MAX_NESTING"]
+__all__ = ["parse", "parse_lark", "KEYWORDS", "MAX_ERRORS", "MAX_NESTING"]
 
 #: Parse trees deeper than this are rejected: the passes after the parser walk the tree
 #: recursively and must stay well inside Python's recursion limit.
@@ -36,6 +44,16 @@ def parse(source: Source) -> ast.Module:
 
     Raises :class:`DiagnosticError` with every syntax error found, in source order.
     """
+    try:
+        return parse_fast(source, MAX_NESTING)
+    except BailOut:  # not (or not surely) valid: the grammar's own parser decides and explains
+        return parse_lark(source)
+
+
+def parse_lark(source: Source) -> ast.Module:
+    """:func:`parse` by lark's LALR parser of ``lang/incaq.lark`` alone: the normative path, and
+    the one every diagnostic comes from. :func:`parse` takes it whenever the fast path
+    (:mod:`.fast_parser`) bails out."""
     quote = Quoter(source)
     tree, diags = Syntax(quote).run()
     if tree is not None:

@@ -1,0 +1,139 @@
+"""The tokenizer of the INCA-Q fast path (:mod:`.fast_parser`): lark's lexer and layout, by hand.
+
+It yields the token stream that lark's basic lexer followed by :class:`.grammar.Layout` gives the
+LALR parser, with the same token types (lark's terminal names), so that the fast parser accepts
+exactly what the grammar accepts. Newline and end tokens carry no position (line 0: the fast
+path reports nothing, so it never points at one). Any character lark's lexer would reject raises
+:class:`BailOut`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .grammar import KEYWORDS
+
+
+class BailOut(Exception):
+    """The fast path does not accept this text; the lark path parses (and diagnoses) it."""
+
+
+# Blanks and at most one comment (a comment runs to the line break, so nothing else can follow it
+# on its line), taken whole as lark's lexer takes them (possessive: a comment never gives back its
+# end to make a token), then one token: the grammar's terminals verbatim, tried in lark's order
+# (FLOAT, priority 2, before INT; two-character operators before their one-character prefixes; the
+# others never compete for a first character); or the end of the text (every group empty); or any
+# other character (the last group), so that findall skips nothing.
+_PIECE = re.compile(
+    r"([\t ]*+(?:#[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*+)?+)"
+    r"(?:([0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
+    r"|(0[xX][0-9a-fA-F]+|[0-9]+)"
+    r"|([A-Za-z_][A-Za-z0-9_]*)"
+    r"|((?:\r?\n[\t ]*)+)"
+    r"|(->|\.\.|<=|>=|==|!=|<<|>>|[-+*/%<>=|^&()\[\]{},:;])"
+    r"|\Z|(.))", re.DOTALL)
+
+# lark's names for the punctuation terminals, and keywords by their text ('while' -> WHILE)
+_OPS = {
+    "->": "ARROW", "..": "DOTDOT", "<=": "LE", ">=": "GE", "==": "EQ", "!=": "NE", "<<": "SHL",
+    ">>": "SHR", "-": "MINUS", "+": "PLUS", "*": "STAR", "/": "SLASH", "%": "PERCENT", "<": "LT",
+    ">": "GT", "=": "EQUAL", "|": "BAR", "^": "CARET", "&": "AMP", "(": "LPAR", ")": "RPAR",
+    "[": "LSQB", "]": "RSQB", "{": "LBRACE", "}": "RBRACE", ",": "COMMA", ":": "COLON",
+    ";": "_SEMI",
+}
+_WORDS = {w: w.upper() for w in KEYWORDS}
+# What each bracket does to the layout state.
+_OPEN, _CLOSE, _LBRACE, _RBRACE = range(4)
+_BRACKETS = {"LPAR": _OPEN, "LSQB": _OPEN, "RPAR": _CLOSE, "RSQB": _CLOSE, "LBRACE": _LBRACE,
+             "RBRACE": _RBRACE}
+_STATEMENT_BOUNDARY = frozenset({"_NL", "_SEMI", "LBRACE", "RBRACE"})
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The token stream as parallel lists (the parser indexes them), ending with ``$END``.
+
+    ``values`` holds each token's text; ``lines`` and ``cols`` its 1-based start, counted the way
+    lark counts them (lines by '\\n', columns in characters)."""
+
+    kinds: list[str]
+    values: list[str]
+    lines: list[int]
+    cols: list[int]
+
+
+def tokenize(text: str) -> Tokens:
+    """The tokens of ``text`` after the layout rules; :class:`BailOut` on a character lark's lexer
+    rejects.
+
+    The layout rules are :meth:`.grammar.Layout.process`'s, with its state kept differently: a
+    newline is held until the next token shows whether it counts; what Layout calls ``prev`` is the
+    last token emitted (a `do` starts a statement when the token before it is a boundary), and its
+    ``after_do`` is whether that token is a '}' that closed the block of such a `do`.
+    """
+    kinds: list[str] = []
+    values: list[str] = []
+    lines: list[int] = []
+    cols: list[int] = []
+    line, line_start, pos = 1, 0, 0
+    depth, held = 0, False
+    do_blocks: list[bool] = []  # for each open '{': whether it opened the body of a `do`
+    do_closed = -1  # the index in kinds of the last '}' that closed such a body
+    ops, words, brackets = _OPS, _WORDS, _BRACKETS
+    for blank, flt, num, name, newline, op, other in _PIECE.findall(text):
+        start = pos + len(blank)
+        if name:
+            kind, value = words.get(name, "NAME"), name
+        elif op:
+            kind, value = ops[op], op
+        elif newline:
+            pos = start + len(newline)
+            line += newline.count("\n")
+            line_start = start + newline.rfind("\n") + 1
+            if depth == 0:
+                held = True
+            continue
+        elif num:
+            kind, value = "INT", num
+        elif flt:
+            kind, value = "FLOAT", flt
+        elif other:
+            raise BailOut
+        else:  # the end of the text
+            break
+        if held:
+            held = False
+            if kind != "LBRACE" and kind != "ELSE" and not (
+                    kind == "WHILE" and do_closed == len(kinds) - 1):
+                kinds.append("_NL")
+                values.append("\n")
+                lines.append(0)
+                cols.append(0)
+        if op and kind in brackets:
+            role = brackets[kind]
+            if role == _OPEN:
+                depth += 1
+            elif role == _CLOSE:
+                depth = max(0, depth - 1)
+            else:
+                depth = 0
+                if role == _LBRACE:
+                    do_blocks.append(len(kinds) > 0 and kinds[-1] == "DO" and (
+                        kinds[-2] if len(kinds) > 1 else "_NL") in _STATEMENT_BOUNDARY)
+                elif do_blocks and do_blocks.pop():
+                    do_closed = len(kinds)
+        kinds.append(kind)
+        values.append(value)
+        lines.append(line)
+        cols.append(start - line_start + 1)
+        pos = start + len(value)
+    if held:
+        kinds.append("_NL")
+        values.append("\n")
+        lines.append(0)
+        cols.append(0)
+    kinds.append("$END")
+    values.append("")
+    lines.append(0)
+    cols.append(0)
+    return Tokens(kinds, values, lines, cols)
