@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, TextIO
 
+from ..lang.check import broadcast_map
 from ..lang.isa import CONVERT, OPCODES, ArithmeticFault, Update, semantics
 from ..lang.program import Affine, Imm, Ref, Slice, format_value
 from .nic import NIC, Buffer, CountingEvent
@@ -130,20 +131,6 @@ def vector_addresses(ref: Ref, buf: Buffer, buffers: dict[str, Buffer]) -> Calla
 
 def _shape(ref: Ref) -> tuple[int, ...]:
     return tuple(i.length for i in ref.index if isinstance(i, Slice))
-
-
-def broadcast_map(src: tuple[int, ...], dest: tuple[int, ...]) -> list[int]:
-    """For each destination element (row-major), the position of the source element it reads."""
-    pad = (1,) * (len(dest) - len(src)) + src
-    strides, step = [], 1
-    for n in reversed(pad):
-        strides.append(step if n != 1 else 0)
-        step *= n
-    strides.reverse()
-    out = [0]
-    for n_dest, st in zip(dest, strides):
-        out = [o + j * st for o in out for j in range(n_dest)]
-    return out
 
 
 # ---- fetch (the triggered put reading its first argument) ------------------------------------

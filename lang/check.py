@@ -28,6 +28,20 @@ def broadcasts(src: tuple[int, ...], dest: tuple[int, ...]) -> bool:
     return all(s in (1, d) for s, d in zip(reversed(src), reversed(dest)))
 
 
+def broadcast_map(src: tuple[int, ...], dest: tuple[int, ...]) -> list[int]:
+    """For each destination element (row-major), the position of the source element it reads."""
+    pad = (1,) * (len(dest) - len(src)) + src
+    strides, step = [], 1
+    for n in reversed(pad):
+        strides.append(step if n != 1 else 0)
+        step *= n
+    strides.reverse()
+    out = [0]
+    for n_dest, st in zip(dest, strides):
+        out = [o + j * st for o in out for j in range(n_dest)]
+    return out
+
+
 def check_program(decls: dict[str, Decl], instrs: Iterable[Instr], make: MakeDiag,
                   count: int | None = None) -> list[Diagnostic]:
     """Every static error in ``instrs``, as diagnostics (empty when the program is well formed).

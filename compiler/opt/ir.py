@@ -209,6 +209,17 @@ def _reads(roots) -> set[str]:
     return out
 
 
+def read_counts(body) -> dict[str, int]:
+    """How many times a block reads each scalar (values, indices and conditions)."""
+    out: dict[str, int] = {}
+    for s in stmts(body):
+        for x in own_exprs(s):
+            for n in nodes(x):
+                if isinstance(n, Name):
+                    out[n.id] = out.get(n.id, 0) + 1
+    return out
+
+
 def names_written(body: tuple) -> set[str]:
     """Names assigned anywhere in a statement list (for loop variables included)."""
     out: set[str] = set()
@@ -317,5 +328,5 @@ def uses_outside_index(body, name: str) -> bool:
 
 
 __all__ = ["Span", "Kernel", "map_expr", "map_stmts", "map_stmts_topdown", "map_exprs_in", "substitute", "stmts",
-           "own_exprs", "rename_scalar", "names_read", "names_read_in", "names_written", "is_plain", "size", "affine", "affine_expr",
+           "own_exprs", "rename_scalar", "read_counts", "names_read", "names_read_in", "names_written", "is_plain", "size", "affine", "affine_expr",
            "const_int", "uses_outside_index", "wrap", "Call", "Compare"]

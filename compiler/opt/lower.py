@@ -21,7 +21,7 @@ from ...lang.program import Affine, Imm, Ref, Slice
 from ..incaq.ast import Assign, Binary, BoolOp, Compare, For, If, IfExpr, Index, Name, Num, While, nodes
 from ..incaq.checked import Checked, Seq, Sym
 from ..incaq.lower import Lowerer, _binary_parts, _Label
-from .ir import Span, const_int, is_plain, names_read, names_written, substitute, \
+from .ir import Span, const_int, is_plain, names_read, names_written, read_counts, substitute, \
     uses_outside_index
 
 
@@ -40,7 +40,7 @@ class OptLowerer(Lowerer):
     def __init__(self, checked: Checked, name: str, inplace=frozenset(), aliases=None):
         super().__init__(checked, name, inplace, aliases)
         self.vshape: tuple[int, ...] = ()
-        self.reads_total = _read_counts(checked.body)
+        self.reads_total = read_counts(checked.body)
         self.cold: list[tuple] = []  # rare paths, after END
 
     # ---- vectors -------------------------------------------------------------------------------
@@ -173,18 +173,26 @@ class OptLowerer(Lowerer):
                 isinstance(n, (Seq, IfExpr, BoolOp)) for n in nodes(s.hi)):
             self.runtime_counted(s)
             return
+        self.rotated(s, s.hi)
+
+    def rotated(self, s: For, hi) -> None:
+        """``i = lo``, -O0's first test, then the body with the test at its bottom (no JMP)."""
+        var = Name(s.var, s.loc)
+        top, cont, exit_ = self.label("top"), self.label("next"), self.label("exit")
         self.assign(Assign(var, s.lo, s.loc))
-        exit_ = self.label("exit")
-        self.branch_false(Compare("<", var, s.hi, s.loc), exit_)
-        top, cont = self.label("top"), self.label("next")
+        self.branch_false(Compare("<", var, hi, s.loc), exit_)
         self.mark(top)
+        self.body(s.body, cont, exit_)
+        self.step(s.var, s.loc)
+        self.branch_true(Compare("<", var, hi, s.loc), top)
+        self.mark(exit_)
+
+    def body(self, body: tuple, cont, exit_) -> None:
+        """A loop's body; ``continue`` goes to ``cont`` (marked after it), ``break`` to exit_."""
         self.loops.append((cont, exit_))
-        self.stmts(s.body)
+        self.stmts(body)
         self.loops.pop()
         self.mark(cont)
-        self.step(s.var, s.loc)
-        self.branch_true(Compare("<", var, s.hi, s.loc), top)
-        self.mark(exit_)
 
     def runtime_counted(self, s: For) -> None:
         """A bound the body cannot change is computed once (loop-invariant code motion: -O0
@@ -210,11 +218,8 @@ class OptLowerer(Lowerer):
             self.loc = loc
             self.emit("JMP", target=test)
             self.mark(top)
-            self.loops.append((cont, exit_))
-            self.stmts(substitute(s.body, s.var, Binary("-", Binary("+", var, hv, loc),
-                                                        Num(1, False, loc), loc)))
-            self.loops.pop()
-            self.mark(cont)
+            self.body(substitute(s.body, s.var, Binary("-", Binary("+", var, hv, loc),
+                                                       Num(1, False, loc), loc)), cont, exit_)
             self.step(s.var, loc)
             self.mark(test)
             self.emit("BLEZ", Ref(s.var, (), loc), None, top)
@@ -223,20 +228,11 @@ class OptLowerer(Lowerer):
                 self.emit("ADD", Ref(s.var, (), loc), self.operand(hv))
                 self.emit("SUB", Ref(s.var, (), loc), Imm(1, "i64", loc))
             return
-        self.assign(Assign(var, s.lo, loc))
-        self.branch_false(Compare("<", var, hv, loc), exit_)
-        self.mark(top)
-        self.loops.append((cont, exit_))
-        self.stmts(s.body)
-        self.loops.pop()
-        self.mark(cont)
-        self.step(s.var, loc)
-        self.branch_true(Compare("<", var, hv, loc), top)
-        self.mark(exit_)
+        self.rotated(s, hv)
 
     def live_after(self, s: For) -> bool:
         """Whether the loop variable's final value may be read (outside the loop, or by the host)."""
-        return self.reads_total.get(s.var, 0) > _read_counts(s.body).get(s.var, 0) \
+        return self.reads_total.get(s.var, 0) > read_counts(s.body).get(s.var, 0) \
             or self.syms[s.var].role != "var"
 
     def step(self, name: str, loc) -> None:
@@ -252,10 +248,7 @@ class OptLowerer(Lowerer):
         self.emit("PUTL", Ref(s.var, (), s.loc), Imm(lo - shift, "i64", s.loc))
         top, cont, exit_ = self.label("top"), self.label("next"), self.label("exit")
         self.mark(top)
-        self.loops.append((cont, exit_))
-        self.stmts(body)
-        self.loops.pop()
-        self.mark(cont)
+        self.body(body, cont, exit_)
         self.step(s.var, s.loc)
         self.emit("BLEZ", Ref(s.var, (), s.loc), None, top)
         self.mark(exit_)
@@ -270,10 +263,7 @@ class OptLowerer(Lowerer):
         self.emit("PUTL", count, Imm(lo - hi + 1, "i64", s.loc))
         top, cont, exit_ = self.label("top"), self.label("next"), self.label("exit")
         self.mark(top)
-        self.loops.append((cont, exit_))
-        self.stmts(s.body)
-        self.loops.pop()
-        self.mark(cont)
+        self.body(s.body, cont, exit_)
         self.step(s.var, s.loc)
         self.loc = s.loc
         self.emit("ADD", count, Imm(1, "i64", s.loc))
@@ -293,10 +283,7 @@ class OptLowerer(Lowerer):
         exit_, top, test = self.label("exit"), self.label("top"), self.label("test")
         self.branch_false(s.cond, exit_)
         self.mark(top)
-        self.loops.append((test, exit_))
-        self.stmts(s.body)
-        self.loops.pop()
-        self.mark(test)
+        self.body(s.body, test, exit_)
         self.branch_true(s.cond, top)
         self.mark(exit_)
 
@@ -310,18 +297,6 @@ def _blez_test(c, syms) -> bool:
 
 def _simple_value(e) -> bool:
     return isinstance(e, (Num, Name, Index))
-
-
-def _read_counts(body) -> dict[str, int]:
-    from .ir import own_exprs, stmts
-
-    out: dict[str, int] = {}
-    for s in stmts(body):
-        for x in own_exprs(s):
-            for n in nodes(x):
-                if isinstance(n, Name):
-                    out[n.id] = out.get(n.id, 0) + 1
-    return out
 
 
 def lower(checked: Checked, name: str, inplace: frozenset[str] = frozenset(),

@@ -11,28 +11,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import Assign, DoWhile, For, If, Index, Loop, Name, While, nodes
+from ..incaq.ast import Assign, DoWhile, For, If, Index, Loop, Name, While
 from ..incaq.checked import TailLoop
-from .ir import Kernel, affine, names_read, names_written, own_exprs, stmts, substitute, \
+from .ir import Kernel, affine, names_read, names_written, read_counts, substitute, \
     uses_outside_index
 from . import show
 from .remarks import Remarks
 
 
-def _reads(body) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for s in stmts(body):
-        for x in own_exprs(s):
-            for n in nodes(x):
-                if isinstance(n, Name):
-                    out[n.id] = out.get(n.id, 0) + 1
-    return out
-
-
 class Propagator:
     def __init__(self, k: Kernel, remarks: Remarks):
         self.k, self.remarks = k, remarks
-        self.total = _reads(k.body)
+        self.total = read_counts(k.body)
 
     def block(self, body: tuple) -> tuple:
         body = tuple(self.inner(s) for s in body)
@@ -53,9 +43,9 @@ class Propagator:
                 end += 1
             window = tuple(out[n + 1:end])
             stop = out[end:end + 1]
-            if stop and x in _reads(stop):  # it reads the value before writing a new one
+            if stop and x in read_counts(stop):  # it reads the value before writing a new one
                 continue
-            if _reads(window).get(x, 0) != self.total.get(x, 0) or not self.total.get(x):
+            if read_counts(window).get(x, 0) != self.total.get(x, 0) or not self.total.get(x):
                 continue
             if not load and uses_outside_index(window, x):
                 continue

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num, nodes
 from ..incaq.checked import Sym
 from .ir import Kernel, const_int, is_plain, map_expr, map_exprs_in, map_stmts, names_read_in, \
-    names_written, own_exprs, rename_scalar, stmts
+    names_written, own_exprs, read_counts, rename_scalar, stmts
 from .remarks import Remarks
 
 
@@ -109,30 +109,20 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
 def _privatise(body: tuple, original: tuple, k: Kernel) -> tuple:
     """The fast copy's own names for the scalars private to the loop (assigned before any read
     in each iteration, read nowhere else), so later passes see the two copies apart."""
-    inside = _reads(original)
-    outside = _reads(k.body)
+    inside = read_counts(original)
+    outside = read_counts(k.body)
     for x in sorted(names_written(original)):
         sym = k.syms[x]
         if sym.kind != "scalar" or sym.role != "var" or outside.get(x, 0) != inside.get(x, 0):
             continue
-        first = next((st for st in original if x in names_written((st,)) or x in _reads((st,))),
+        first = next((st for st in original if x in names_written((st,)) or x in read_counts((st,))),
                      None)
-        if not (isinstance(first, Assign) and first.target == Name(x)) or x in _reads((first,)):
+        if not (isinstance(first, Assign) and first.target == Name(x)) or x in read_counts((first,)):
             continue
         new = k.fresh(f"{x}_")
         k.syms[new] = Sym(new, "scalar", sym.dtype, implicit=True)
         body = rename_scalar(body, x, new)
     return body
-
-
-def _reads(body) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for st in stmts(body):
-        for e in own_exprs(st):
-            for n in nodes(e):
-                if isinstance(n, Name):
-                    out[n.id] = out.get(n.id, 0) + 1
-    return out
 
 
 def strength(k: Kernel, remarks: Remarks) -> Kernel:

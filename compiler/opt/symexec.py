@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import z3
 
-from ...lang.program import Imm, Program, Ref, Slice
+from ...lang.check import broadcast_map
+from ...lang.program import Imm, Program, Ref, Slice, operand_shape
 
 F64 = z3.Float64()
 RNE, RTZ = z3.RNE(), z3.RTZ()
@@ -245,9 +246,8 @@ class Machine:
             return vals, dtype
         if len(vals) == 1:
             return vals * n, dtype
-        from ...lang.program import operand_shape  # broadcasting of one vector onto another
-
-        return _broadcast(vals, operand_shape(src, self.decls), operand_shape(dest, self.decls)), dtype
+        where = broadcast_map(operand_shape(src, self.decls), operand_shape(dest, self.decls))
+        return [vals[i] for i in where], dtype
 
     def run(self, state: State, pc: int = 1, stop: int | None = None) -> tuple[State, int]:
         instrs = self.prog.instrs
@@ -289,19 +289,6 @@ class Machine:
                                       for a, b in zip(old, vals)], state)
             pc += 1
         return state, pc
-
-
-def _broadcast(vals: list, src: tuple, dest: tuple) -> list:
-    pad = (1,) * (len(dest) - len(src)) + tuple(src)
-    strides, step = [], 1
-    for n in reversed(pad):
-        strides.append(step if n != 1 else 0)
-        step *= n
-    strides.reverse()
-    out = [0]
-    for n_dest, st in zip(dest, strides):
-        out = [o + j * st for o in out for j in range(n_dest)]
-    return [vals[i] for i in out]
 
 
 def _merge(cond, a: State, b: State) -> State:
