@@ -153,8 +153,9 @@ def emit_loopir(args, options, optimised: bool) -> str:
     from .frontend import read_source
     from .incaq.checker import check
     from .incaq.parser import parse
+    from .incaq.pipeline import optimised as optimise_kernel
     from .opt.ir import Kernel
-    from .opt.pipeline import Level, optimise
+    from .opt.pipeline import Level
     from .opt.show import show
 
     if not args.file.endswith(".incaq"):
@@ -163,7 +164,7 @@ def emit_loopir(args, options, optimised: bool) -> str:
     src = read_source(args.file)
     checked = check(parse(src), src, options.defines, options.include, options.clobber)
     if optimised:
-        checked = optimise(checked, options.level or Level())
+        return show(optimise_kernel(checked, options.clobber, options.level or Level())[0])
     return show(Kernel.of(checked))
 
 

@@ -213,3 +213,10 @@ def test_an_append_that_could_run_past_its_array_is_not_if_converted():
     assert "if-converted" not in remarks(text, O2)
     a = [1.0] * 5 + [0.0] * 3
     assert run(text, O2, {"A": a}).outputs == run(text, None, {"A": a}).outputs
+
+
+def test_clobber_gives_up_an_input_that_a_copy_now_reads_twice():
+    # x = A[i] read at two uses: A is read twice per element, so --clobber may not compute in it
+    assert "if-converted" in remarks(FILTER, O2, clobber=True)
+    a = [1.0, -1.0, 2.0, 0.0, 3.0, -0.0, 0.25, 9.0]
+    assert run(FILTER, O2, {"A": a}, clobber=True).outputs == run(FILTER, None, {"A": a}).outputs

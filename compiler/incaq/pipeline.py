@@ -24,13 +24,23 @@ def compile_module(module: Module, src: Source, defines: dict[str, int] | None =
         checked = check(module, src, defines, include, clobber)
         if level is None or level.opt == 0:
             return lower(checked, src.name, clobber)
-        from ..opt.lower import lower as lower_opt, plan_clobber
-        from ..opt.pipeline import optimise
+        from ..opt.lower import lower as lower_opt
 
-        inplace, aliases = frozenset(), ()
-        if clobber:
-            checked, inplace, aliases = plan_clobber(checked)
-        return lower_opt(optimise(checked, level, trace, inplace), src.name, inplace, aliases)
+        kernel, aliases = optimised(checked, clobber, level, trace)
+        return lower_opt(kernel.checked(), src.name, kernel.inplace, aliases)
+
+
+def optimised(checked, clobber: bool, level, trace=None):
+    """The optimiser's kernel (``compiler.opt.ir.Kernel``) for a checked one, and the outputs
+    --clobber stores in inputs: the plan of what --clobber may overwrite is made first, on the
+    source's own code (``compiler/incaq/clobber.py``)."""
+    from ..opt.lower import plan_clobber
+    from ..opt.pipeline import optimise
+
+    inplace, aliases = frozenset(), ()
+    if clobber:
+        checked, inplace, aliases = plan_clobber(checked)
+    return optimise(checked, level, trace, inplace), aliases
 
 
 def compile_source(src: Source, defines: dict[str, int] | None = None, include: tuple[str, ...] = (),

@@ -80,9 +80,10 @@ PASS_NAMES = tuple(dict.fromkeys(name for name, _, _ in PASSES))
 
 
 def optimise(checked: Checked, level: Level, trace: Trace | None = None,
-             inplace: frozenset[str] = frozenset()) -> Checked:
+             inplace: frozenset[str] = frozenset()) -> Kernel:
     """Run the level's passes over a checked kernel (``inplace``: the inputs --clobber lets the
-    passes overwrite, each element of which the kernel reads at most once)."""
+    passes overwrite, each element of which the kernel reads at most once). The result's
+    ``inplace`` is what is left of that set (a pass that reads such an input twice drops it)."""
     trace = trace if trace is not None else Trace()
     k = Kernel.of(checked)
     k.inplace = inplace
@@ -93,4 +94,4 @@ def optimise(checked: Checked, level: Level, trace: Trace | None = None,
         k = run(k, trace.remarks, level)
         if name in trace.print_after:
             trace.printed.append(f"*** IR after {name} ***\n{show(k)}")
-    return k.checked()
+    return k

@@ -49,6 +49,10 @@ class Propagator:
                 continue
             if not load and uses_outside_index(window, x):
                 continue
+            if isinstance(s.value, Index) and s.value.base in self.k.inplace \
+                    and read_counts(window).get(x, 0) > 1:
+                # read at each use now: --clobber's read-once input is read-once no more
+                self.k.inplace = self.k.inplace - {s.value.base}
             out[n + 1:end] = substitute(window, x, s.value)
             self.remarks.done(s.loc, f"{x} read from {show.expr(s.value)} where it is used" if load
                               else f"{x} computed in the indices that read it")
@@ -59,8 +63,8 @@ class Propagator:
         INCA-A reads directly, so reading it at each use costs what reading the copy does."""
         if isinstance(e, Name) and self.k.syms[e.id].kind == "scalar":
             return self.k.syms[e.id].dtype == dtype
-        if isinstance(e, Index):  # not an input --clobber may overwrite: it is read once only
-            return e.base not in self.k.inplace and self.k.syms[e.base].dtype == dtype and all(
+        if isinstance(e, Index):
+            return self.k.syms[e.base].dtype == dtype and all(
                 affine(i, self.k.syms) is not None for i in e.indices)
         return False
 
