@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LEVELS = ((1, False), (2, False), (2, True))
 KERNELS = sorted((ROOT / "examples" / "kernels").glob("*.incaq"))
 PROGRAMS = sorted((ROOT / "examples" / "programs").glob("*.incaq"))
+GOLDEN = sorted((ROOT / "tests" / "golden" / "programs").glob("*.incaq"))
 
 
 def close(a, b) -> bool:
@@ -81,3 +82,29 @@ def test_kernel_at_every_level(path, payload):
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
 def test_example_program_at_every_level(path):
     compare_levels(path, {}, (), seeded)
+
+
+def golden_args(path: Path) -> tuple[dict, tuple]:
+    """The -D defines and -I folders of a golden program's ``# ARGS:`` line (--clobber is
+    exercised by compare_levels anyway)."""
+    import shlex
+
+    defines, include = {}, []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        if line.startswith("# ARGS:"):
+            words = shlex.split(line[len("# ARGS:"):])
+            for flag, value in zip(words, words[1:]):
+                if flag == "-D":
+                    name, _, v = value.partition("=")
+                    defines[name] = int(v)
+                elif flag == "-I":
+                    include.append(str(path.parent / value))
+    return defines, tuple(include)
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
+def test_golden_program_at_every_level(path):
+    defines, include = golden_args(path)
+    compare_levels(path, defines, include, seeded)
