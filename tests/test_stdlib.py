@@ -77,9 +77,17 @@ def compile_kernel(path: Path, text: str, defines: dict[str, int] | None = None,
 
 def run(tmp_path: Path, text: str, inputs: dict, defines: dict[str, int] | None = None,
         include: tuple[str, ...] = ()) -> RunResult:
-    """Compile a kernel in tmp_path/k.incaq and run it on the scratchpad profile."""
+    """Compile a kernel in tmp_path/k.incaq and run it on the scratchpad profile (the -O0
+    result; -O1 and -O2 must give the same outputs and take no longer)."""
     tp = compile_kernel(tmp_path / "k.incaq", text, defines, include)
-    return execute(tp, PROFILE, inputs, max_steps=1_000_000)
+    result = execute(tp, PROFILE, {k: list(v) for k, v in inputs.items()}, max_steps=1_000_000)
+    for opt in (1, 2):
+        optimised = load_tuples(str(tmp_path / "k.incaq"),
+                                Options(defines=dict(defines or {}), opt=opt, include=include))
+        r = execute(optimised, PROFILE, {k: list(v) for k, v in inputs.items()}, max_steps=1_000_000)
+        assert repr(r.outputs) == repr(result.outputs), opt  # repr: bit for bit, NaN and -0.0 too
+        assert r.time_ns <= result.time_ns, opt
+    return result
 
 
 def f64s(rng: random.Random, n: int) -> list[float]:
