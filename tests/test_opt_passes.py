@@ -220,3 +220,24 @@ def test_clobber_gives_up_an_input_that_a_copy_now_reads_twice():
     assert "if-converted" in remarks(FILTER, O2, clobber=True)
     a = [1.0, -1.0, 2.0, 0.0, 3.0, -0.0, 0.25, 9.0]
     assert run(FILTER, O2, {"A": a}, clobber=True).outputs == run(FILTER, None, {"A": a}).outputs
+
+
+CLAMP = ("input A: {t}[6]\noutput B: {t}[6]\nfor i in 0 .. 6 do {{\n    x = A[i]\n"
+         "    if x < {lo} then {{\n        x = {lo}\n    }}\n    if x > {hi} then {{\n        x = {hi}\n    }}\n"
+         "    B[i] = x\n}}\n")
+
+
+def test_clamps_become_min_and_max_exactly():
+    text = CLAMP.format(t="i64", lo=0, hi=7)
+    assert "turned into max(x, 0)" in remarks(text, O2) and "turned into min(x, 7)" in remarks(text, O2)
+    a = [-5, 0, 3, 7, 8, -9223372036854775808]
+    assert run(text, O2, {"A": a}).outputs == run(text, None, {"A": a}).outputs
+
+
+def test_an_f64_clamp_at_zero_keeps_its_branch():
+    # max(-0.0, 0.0) is 0.0, but the branch keeps -0.0 (it is not < 0.0)
+    assert "max(x" not in remarks(CLAMP.format(t="f64", lo=0.0, hi=7.5), O2)
+    text = CLAMP.format(t="f64", lo=-1.5, hi=7.5)
+    assert "turned into max(x, -1.5)" in remarks(text, O2)
+    a = [-0.0, float("nan"), -2.0, 8.0, 1.0, float("-inf")]
+    assert repr(run(text, O2, {"A": a}).outputs) == repr(run(text, None, {"A": a}).outputs)

@@ -1,4 +1,6 @@
-"""Pass ``ifconvert`` (-O2): a conditional append in a loop becomes straight-line code.
+"""Pass ``ifconvert`` (-O2): conditionals become straight-line code.
+
+A clamp ``if x < K then x = K`` becomes ``x = max(x, K)`` (and ``>``, ``min``), anywhere.
 
 ``if c then { B[n] = v; n = n + 1 }`` (a compaction: the filter kernel) becomes
 ``B[n] = v; n = n + c``: the value is stored whether or not it is kept, and the count moves by
@@ -17,9 +19,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import (Assign, Binary, BoolOp, Compare, For, If, Index, Name, Not, Num, nodes)
-from ..incaq.checked import type_of
-from .ir import Kernel, affine, const_int, names_read, own_exprs, stmts
+from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num,
+                         nodes)
+from ..incaq.checked import Seq, type_of
+from . import show
+from .ir import Kernel, affine, const_int, map_stmts, names_read, own_exprs, stmts
 from .remarks import Remarks
 
 
@@ -110,9 +114,32 @@ class Converter:
         return True
 
 
+def _clamp(s, k: Kernel, remarks: Remarks) -> tuple:
+    """``if x < K then x = K`` is ``x = max(x, K)`` (``>``: min): one ALU instruction for a
+    compare and a branch. Exact for i64; for f64 only with a constant K other than 0 (max(-0.0,
+    0.0) is 0.0 where the branch keeps -0.0; NaN stays NaN either way)."""
+    if not (isinstance(s, If) and not s.orelse and len(s.then) == 1):
+        return (s,)
+    c, a = s.cond, s.then[0]
+    if not (isinstance(c, Compare) and c.op in ("<", "<=", ">", ">=") and isinstance(c.left, Name)
+            and isinstance(a, Assign) and a.target == c.left and a.value == c.right):
+        return (s,)
+    sym = k.syms[c.left.id]
+    if sym.kind != "scalar" or c.left.id in names_read(c.right) or type_of(c.right, k.syms) != sym.dtype:
+        return (s,)
+    if sym.dtype == "f64" and not (isinstance(c.right, Num) and float(c.right.value) != 0.0):
+        return (s,)
+    if any(isinstance(n, (Index, Binary, Call, Seq)) for n in nodes(c.right)) and not isinstance(c.right, Num):
+        return (s,)
+    func = "max" if c.op in ("<", "<=") else "min"
+    remarks.done(s.loc, f"if on {c.left.id} turned into {func}({c.left.id}, {show.expr(c.right)})")
+    return (Assign(c.left, Call(func, (c.left, c.right), s.loc), s.loc),)
+
+
 def ifconvert(k: Kernel, remarks: Remarks) -> Kernel:
     """If-convert the conditional appends of the kernel's top-level counted loops (a loop nested in
     another would start with the count the outer loop left, which is not known)."""
+    k = k.but(map_stmts(k.body, lambda s: _clamp(s, k, remarks)))
     conv = Converter(k, remarks)
     out = []
     for s in k.body:

@@ -105,10 +105,10 @@ class Machine:
                 return a << (b & 63)
             case "SHR":
                 return a >> (b & 63)
-            case "MIN":
-                return z3.If(a < b, a, b)
+            case "MIN":  # written as a branch would leave it (if a > b then a = b), so the two
+                return z3.If(a > b, b, a)  # simplify to one term
             case "MAX":
-                return z3.If(a > b, a, b)
+                return z3.If(a < b, b, a)
         rel = {"LT": a < b, "LE": a <= b, "GT": a > b, "GE": a >= b, "EQ": a == b, "NE": a != b}
         return z3.If(rel[op], one, zero)
 
@@ -266,7 +266,9 @@ class Machine:
                 continue
             if ins.op == "BLEZ":
                 dtype = self.decls[ins.dest.name].dtype
-                cond = z3.simplify(self.le_zero(self.load(ins.dest, state)[0], dtype))
+                value = self.load(ins.dest, state)[0]
+                test = _test(value)
+                cond = z3.simplify(test if test is not None else self.le_zero(value, dtype))
                 if z3.is_true(cond) or z3.is_false(cond):
                     pc = ins.target if z3.is_true(cond) else pc + 1
                     continue
@@ -289,6 +291,16 @@ class Machine:
                                       for a, b in zip(old, vals)], state)
             pc += 1
         return state, pc
+
+
+def _test(v):
+    """``v <= 0`` for a compare's result ``If(c, 1, 0)``: ``Not(c)``, the form in which a branch
+    and the min or max it may become simplify to one term; None for other values."""
+    if z3.is_app_of(v, z3.Z3_OP_ITE):
+        c, one, zero = v.children()
+        if z3.is_bv_value(one) and z3.is_bv_value(zero) and (one.as_long(), zero.as_long()) == (1, 0):
+            return z3.Not(c)
+    return None
 
 
 def _merge(cond, a: State, b: State) -> State:

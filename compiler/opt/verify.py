@@ -93,6 +93,7 @@ def _verify(source: Program, optimised: Program, fast: bool, timeout_s: float, b
     for d in source.decls:
         if d.role in ("output", "inout"):
             for j, (x, y) in enumerate(zip(_values(m0, s0, d.name), _values(m1, s1, d.name))):
+                x, y = z3.simplify(x), z3.simplify(y)
                 if not x.eq(y):
                     questions.append((f"{d.name}[{j}]" if d.shape else d.name, z3.Not(x == y)))
     for what, question in questions:
