@@ -59,8 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds z3 may take for --verify (default 60)")
     p.add_argument("--print-after", metavar="PASS", action="append", default=[],
                    help="print the loop IR after optimisation pass PASS to stderr (repeatable; "
-                        "'all' for every pass); the passes are canon, fold, interchange, reduce, "
-                        "vectorise, unroll, dce")
+                        "'all' for every pass; docs/optimiser.md lists the passes)")
     p.add_argument("--version", action="version", version=f"incac {__version__}")
     add_compile_options(p)
     return p

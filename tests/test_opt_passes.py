@@ -241,3 +241,38 @@ def test_an_f64_clamp_at_zero_keeps_its_branch():
     assert "turned into max(x, -1.5)" in remarks(text, O2)
     a = [-0.0, float("nan"), -2.0, 8.0, 1.0, float("-inf")]
     assert repr(run(text, O2, {"A": a}).outputs) == repr(run(text, None, {"A": a}).outputs)
+
+
+# ---- loop-invariant code motion and the pass list -----------------------------------------------
+
+def test_an_invariant_operation_is_computed_once_before_the_loop():
+    text = ("input A: f64[8]\ninput s: f64\ninput t: f64\noutput c: f64\nfor i in 0 .. 8 do {\n"
+            "    c = c + A[i] * (s * t + 1.0)\n}\n")
+    assert "((s * t) + 1.0) computed once before the loop over i" in remarks(text, O1)
+    inputs = {"A": [0.5 * k for k in range(8)], "s": [3.0], "t": [-0.25]}
+    o0, o1 = run(text, None, inputs), run(text, O1, inputs)
+    assert o0.outputs == o1.outputs and o1.instructions < o0.instructions
+
+
+def test_nothing_moves_out_of_a_loop_that_may_not_run_twice_or_out_of_an_if():
+    once = "input s: i64\noutput c: i64\nfor i in 0 .. 1 do {\n    c = c + s * 3\n}\n"
+    guarded = ("input s: i64\ninput d: i64\noutput c: i64\nfor i in 0 .. 8 do {\n"
+               "    if d != 0 then {\n        c = c + s / d\n    }\n}\n")
+    assert "[licm]" not in remarks(once, O1) and "[licm]" not in remarks(guarded, O1)
+    assert run(guarded, O1, {"s": [7], "d": [0]}).outputs == {"c": 0}
+
+
+def test_every_pass_is_documented():
+    from inca.compiler.opt.pipeline import PASS_NAMES
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    for page in ("optimiser.md", "cli.md"):
+        text = (docs / page).read_text(encoding="utf-8")
+        assert all(f"`{name}`" in text for name in PASS_NAMES), page
+
+
+def test_nothing_moves_out_of_a_short_circuit():
+    text = ("input s: i64\ninput d: i64\noutput c: i64\nfor i in 0 .. 8 do {\n"
+            "    c = c + (d != 0 and s / d > 1)\n}\n")
+    assert "[licm]" not in remarks(text, O1)
+    assert run(text, O1, {"s": [7], "d": [0]}).outputs == {"c": 0}

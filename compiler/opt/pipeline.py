@@ -17,6 +17,7 @@ from .ifconvert import ifconvert
 from .interchange import interchange
 from .propagate import propagate
 from .ir import Kernel
+from .licm import licm
 from .reduce import reduce
 from .remarks import Remarks
 from .rules import FAST_MATH
@@ -66,6 +67,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("fold", 1, lambda k, r, lv: fold(k, r, lv.flags)),
     ("strength", 1, lambda k, r, lv: strength(k, r)),
     ("propagate", 1, lambda k, r, lv: propagate(k, r)),
+    ("licm", 1, lambda k, r, lv: licm(k, r)),
     ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r)),
     ("interchange", 2, lambda k, r, lv: interchange(k, r)),
     ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),
