@@ -276,3 +276,21 @@ def test_nothing_moves_out_of_a_short_circuit():
             "    c = c + (d != 0 and s / d > 1)\n}\n")
     assert "[licm]" not in remarks(text, O1)
     assert run(text, O1, {"s": [7], "d": [0]}).outputs == {"c": 0}
+
+
+@pytest.mark.parametrize("bound", ("-9223372036854775808", "-5", "0", "3"))
+def test_a_run_time_bound_far_below_the_start_runs_no_time(bound):
+    # found by the long fuzz run: lo + 1 - h wrapped around for h = INT64_MIN
+    text = (f"input h: i64\noutput x: i64\noutput j: i64\nfor i in 0 .. min(h, 6) do {{\n"
+            f"    x = x + 1\n}}\nj = i\n")
+    inputs = {"h": [int(bound)]}
+    assert run(text, O1, inputs).outputs == run(text, None, inputs).outputs
+
+
+def test_a_constant_range_wider_than_i64_still_compiles_and_runs_as_at_O0():
+    text = "output x: i64\nfor i in -9223372036854775808 .. 9223372036854775807 do {\n    x = x + 1\n}\n"
+    from inca.interpreter.engine import StepLimit
+
+    prog = compile_source(Source("k.incaq", text), level=O1)
+    with pytest.raises(StepLimit):
+        execute(encode(prog), PROFILE, {}, max_steps=1000)

@@ -21,7 +21,7 @@ from ...lang.program import Affine, Imm, Ref, Slice
 from ..incaq.ast import Assign, Binary, BoolOp, Compare, For, If, IfExpr, Index, Name, Num, While, nodes
 from ..incaq.checked import Checked, Seq, Sym
 from ..incaq.lower import Lowerer, _binary_parts, _Label
-from .ir import Span, const_int, is_plain, names_read, names_written, read_counts, substitute, \
+from .ir import I64_MAX, I64_MIN, Span, const_int, is_plain, names_read, names_written, read_counts, substitute, \
     uses_outside_index
 
 
@@ -160,7 +160,7 @@ class OptLowerer(Lowerer):
         if s.var in names_written(s.body):
             super().stmt(s)
             return
-        if lo is not None and hi is not None:
+        if lo is not None and hi is not None and I64_MIN <= lo - hi + 1 and hi - 1 <= I64_MAX:
             if hi <= lo:
                 self.assign(Assign(var, s.lo, s.loc))
                 return
@@ -198,11 +198,12 @@ class OptLowerer(Lowerer):
         """A bound the body cannot change is computed once (loop-invariant code motion: -O0
         computes it before every test), where -O0's first test computes it.
 
-        When the variable appears only in indices and ``lo`` is a constant, the variable counts
-        itself: ``i = lo + 1 - h`` up to 0, indices add ``h - 1``, and the loop is entered at its
-        bottom test (``ADD i, 1; BLEZ i, top`` per iteration). Otherwise the test is at the bottom
-        (``PUTL r0, i; GE r0, h; BLEZ r0, top``). Either way a loop that runs no time costs no
-        more than -O0's first test."""
+        When the variable appears only in indices and ``lo`` is a constant >= 0, -O0's first test
+        (``lo < h``) guards a loop in which the variable counts itself: ``i = lo + 1 - h`` up to
+        0 (no wrap-around, since lo < h and lo >= 0), indices add ``h - 1``: ``ADD i, 1;
+        BLEZ i, top`` per iteration. Otherwise the test is at the bottom (``PUTL r0, i; GE r0, h;
+        BLEZ r0, top``). Either way a loop that runs no time costs no more than -O0's first
+        test."""
         loc, var = s.loc, Name(s.var, s.loc)
         if isinstance(s.hi, (Num, Name)):
             hv = s.hi
@@ -212,21 +213,27 @@ class OptLowerer(Lowerer):
             self.assign(Assign(hv, s.hi, loc))
         lo = const_int(s.lo)
         top, cont, exit_ = self.label("top"), self.label("next"), self.label("exit")
-        if lo is not None and is_plain(s.body) and not uses_outside_index(s.body, s.var):
-            test = self.label("test")
+        if lo is not None and lo >= 0 and is_plain(s.body) and not uses_outside_index(s.body, s.var):
+            # -O0's first test, on lo itself; then lo < h, so lo + 1 - h does not wrap (lo >= 0)
+            skip = self.label("skip")
+            self.branch_false(Compare("<", Num(lo, False, loc), hv, loc), skip)
             self.assign(Assign(var, Binary("-", Num(lo + 1, False, loc), hv, loc), loc))
-            self.loc = loc
-            self.emit("JMP", target=test)
             self.mark(top)
             self.body(substitute(s.body, s.var, Binary("-", Binary("+", var, hv, loc),
                                                        Num(1, False, loc), loc)), cont, exit_)
             self.step(s.var, loc)
-            self.mark(test)
             self.emit("BLEZ", Ref(s.var, (), loc), None, top)
             self.mark(exit_)
-            if self.live_after(s):
-                self.emit("ADD", Ref(s.var, (), loc), self.operand(hv))
-                self.emit("SUB", Ref(s.var, (), loc), Imm(1, "i64", loc))
+            if not self.live_after(s):
+                self.mark(skip)
+                return
+            done = self.label("done")
+            self.emit("ADD", Ref(s.var, (), loc), self.operand(hv))
+            self.emit("SUB", Ref(s.var, (), loc), Imm(1, "i64", loc))
+            self.emit("JMP", target=done)
+            self.mark(skip)
+            self.emit("PUTL", Ref(s.var, (), loc), Imm(lo, "i64", loc))
+            self.mark(done)
             return
         self.rotated(s, hv)
 
