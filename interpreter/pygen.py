@@ -25,12 +25,13 @@ from typing import Callable
 
 from ..lang.isa import OPCODES, ArithmeticFault, Update, to_i64, wrap64
 from ..lang.program import Ref
-from .blocks import Block, Cfg, Goto, Stop, Untranslatable
+from .blocks import Block, Branch, Cfg, Goto, Stop, Untranslatable, block_successors
 from .engine import Armed, BoundsFault
 from .nic import NIC
 from .pyops import Emitter, Writer, bounds, wrap_all
 
 END, OFF_END, RECOUNT, FAULT = range(4)
+_INLINE = 4  # tuples of a loop test written again after the blocks that jump to it
 _CHUNK = 256  # counters unpacked per statement (a statement's targets go on the value stack)
 
 
@@ -113,9 +114,9 @@ def translate(nic: NIC, armed: Armed, cfg: Cfg) -> Translation:
         with w.nest("try:"):
             with w.nest("while True:"):
                 if runs:
-                    _tree(w, em, armed, cfg, runs, ids, 0, len(runs))
+                    _Blocks(w, em, armed, cfg, ids).tree(runs, 0, len(runs))
                 else:  # the entry is END, or nothing is armed on it
-                    w.line(_stop(cfg.blocks[cfg.entry].exit))
+                    w.line(f"{_stop(cfg.blocks[cfg.entry].exit)}; break")
         with w.nest("except (_BoundsFault, _ArithmeticFault) as _e:"):
             for line in store_back:
                 w.line(line)
@@ -128,55 +129,96 @@ def translate(nic: NIC, armed: Armed, cfg: Cfg) -> Translation:
 
 
 def _stop(ex: Stop) -> str:
-    return f"_x = {END if ex.end else OFF_END}; _p = {ex.pc}; break"
+    return f"_x = {END if ex.end else OFF_END}; _p = {ex.pc}"
 
 
-def _tree(w: Writer, em: Emitter, armed: Armed, cfg: Cfg, runs: list[Block], ids: dict[int, int],
-          lo: int, hi: int) -> None:
-    """Dispatch on ``_b`` among blocks ``lo .. hi-1``: halves while more than three remain."""
-    if hi - lo > 3:
-        mid = (lo + hi) // 2
-        with w.nest(f"if _b < {mid}:"):
-            _tree(w, em, armed, cfg, runs, ids, lo, mid)
-        with w.nest("else:"):
-            _tree(w, em, armed, cfg, runs, ids, mid, hi)
-        return
-    for j in range(lo, hi):
-        head = "else:" if j == hi - 1 and j > lo else f"{'if' if j == lo else 'elif'} _b == {j}:"
-        if hi - lo == 1:
-            _block(w, em, armed, cfg, runs[j], ids)
-            continue
-        with w.nest(head):
-            _block(w, em, armed, cfg, runs[j], ids)
+@dataclass(frozen=True)
+class _Blocks:
+    """What writing a block's code needs."""
 
+    w: Writer
+    em: Emitter
+    armed: Armed
+    cfg: Cfg
+    ids: dict[int, int]  # block start -> the block's number (``_b``, its counter ``c<j>``)
 
-def _block(w: Writer, em: Emitter, armed: Armed, cfg: Cfg, block: Block, ids: dict[int, int]) -> None:
-    j = ids[block.start]
-    w.pc = None
-    if block.start in cfg.headers:
-        w.line(f"_fuel -= {cfg.reserve[block.start]}")
-        with w.nest("if _fuel < 0:"):
-            w.line(f"_x = {RECOUNT}; _p = {block.start}; break")
-    w.line(f"c{j} += 1")
-    for pc in block.pcs:
-        slot = armed.slots[pc]
-        w.pc = pc
-        update = slot.entry.update
-        if update is Update.INC:
-            em.data_op(w, slot)
-        elif update is Update.BLEZ:
-            em.temps = 0
-            with w.nest(f"if {em.blez_value(w, slot)} <= 0:"):
-                _goto(w, cfg, ids, slot.op.payload)
+    def tree(self, runs: list[Block], lo: int, hi: int) -> None:
+        """Dispatch on ``_b`` among blocks ``lo .. hi-1``: halves while more than three remain."""
+        w = self.w
+        if hi - lo > 3:
+            mid = (lo + hi) // 2
+            with w.nest(f"if _b < {mid}:"):
+                self.tree(runs, lo, mid)
             with w.nest("else:"):
-                _goto(w, cfg, ids, slot.nxt)
-        elif update is not Update.SET:  # JMP only moves the counter, which the blocks do
-            raise Untranslatable(f"PC {pc}: atomic {slot.entry.atomic} with update {update.value}")
-    w.pc = None
-    if isinstance(block.exit, Goto):
-        _goto(w, cfg, ids, block.exit.pc)
+                self.tree(runs, mid, hi)
+            return
+        for j in range(lo, hi):
+            if hi - lo == 1:
+                self.block(runs[j])
+                continue
+            with w.nest("else:" if j == hi - 1 and j > lo else f"{'if' if j == lo else 'elif'} _b == {j}:"):
+                self.block(runs[j])
 
+    def block(self, block: Block) -> None:
+        """A block's code. A small test block it jumps to is written again at its end, so a
+        loop's body and test are one piece of code; code that goes back to its own start runs in
+        a ``while`` loop of its own instead of through the dispatch."""
+        parts = [block]
+        ex = block.exit
+        if isinstance(ex, Goto) and ex.pc != block.start:
+            test = self.cfg.blocks[ex.pc]
+            if 0 < len(test.pcs) <= _INLINE and isinstance(test.exit, Branch):
+                parts.append(test)
+        if block.start not in block_successors(parts[-1]):
+            for n, part in enumerate(parts):
+                self.part(part, None, n + 1 < len(parts))
+            return
+        with self.w.nest("while True:"):
+            for n, part in enumerate(parts):
+                self.part(part, block.start, n + 1 < len(parts))
+        self.w.line("if _b < 0: break")
 
-def _goto(w: Writer, cfg: Cfg, ids: dict[int, int], pc: int) -> None:
-    target = cfg.blocks[pc]
-    w.line(_stop(target.exit) if not target.pcs else f"_b = {ids[pc]}")
+    def part(self, block: Block, loop: int | None, falls: bool) -> None:
+        """One block's statements: in the ``while`` loop of block ``loop`` if not None; when
+        ``falls``, the block it goes to is written next."""
+        w, em = self.w, self.em
+        w.pc = None
+        if block.start in self.cfg.headers:
+            w.line(f"_fuel -= {self.cfg.reserve[block.start]}")
+            with w.nest("if _fuel < 0:"):
+                self.leave(f"_x = {RECOUNT}; _p = {block.start}", True, loop)
+        w.line(f"c{self.ids[block.start]} += 1")
+        for pc in block.pcs:
+            slot = self.armed.slots[pc]
+            w.pc = pc
+            update = slot.entry.update
+            if update is Update.INC:
+                em.data_op(w, slot)
+            elif update is Update.BLEZ:
+                em.temps = 0
+                with w.nest(f"if {em.blez_value(w, slot)} <= 0:"):
+                    self.goto(slot.op.payload, loop)
+                with w.nest("else:"):
+                    self.goto(slot.nxt, loop)
+            elif update is not Update.SET:  # JMP only moves the counter, which the blocks do
+                raise Untranslatable(f"PC {pc}: atomic {slot.entry.atomic} with update {update.value}")
+        w.pc = None
+        if isinstance(block.exit, Goto) and not falls:
+            self.goto(block.exit.pc, loop)
+
+    def goto(self, pc: int, loop: int | None) -> None:
+        target = self.cfg.blocks[pc]
+        if pc == loop:
+            self.w.line("continue")
+        elif not target.pcs:
+            self.leave(_stop(target.exit), True, loop)
+        else:
+            self.leave(f"_b = {self.ids[pc]}", False, loop)
+
+    def leave(self, what: str, stop: bool, loop: int | None) -> None:
+        """Go on at another block (``stop``: leave the function) from code in the dispatch, or
+        in the ``while`` loop of a block (``_b = -1`` then tells the dispatch to stop too)."""
+        if loop is None:
+            self.w.line(f"{what}; break" if stop else what)
+        else:
+            self.w.line(f"{what}; _b = -1; break" if stop else f"{what}; break")
