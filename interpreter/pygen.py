@@ -29,6 +29,7 @@ from .blocks import Block, Branch, Cfg, Goto, Stop, Untranslatable, block_succes
 from .engine import Armed, BoundsFault
 from .nic import NIC
 from .pyops import Emitter, Writer, bounds, wrap_all
+from .ranges import Ranges
 
 END, OFF_END, RECOUNT, FAULT = range(4)
 _INLINE = 4  # tuples of a loop test written again after the blocks that jump to it
@@ -60,9 +61,10 @@ class Translation:
         return names["_kernel"]
 
 
-def _storage(nic: NIC) -> tuple[dict[str, int], tuple[str, ...], set[str]]:
-    """Each buffer's storage index (views share their target's), and the scalars whose storage
-    no other name shares: those may live in locals."""
+def storage(nic: NIC) -> tuple[dict[str, int], tuple[str, ...], set[str]]:
+    """Each buffer's storage index (views share their target's), the buffer naming each
+    storage first, and the scalars whose storage no other name shares: those may live in
+    locals (and the i64 ones have ranges, :mod:`.ranges`)."""
     index: dict[int, int] = {}
     of: dict[str, int] = {}
     first: list[str] = []
@@ -84,7 +86,7 @@ def _names(ref: Ref) -> set[str]:
 
 def translate(nic: NIC, armed: Armed, cfg: Cfg) -> Translation:
     """The kernel function's source for the blocks of ``cfg``."""
-    storage, first, cacheable = _storage(nic)
+    storage_of, first, cacheable = storage(nic)
     used: set[str] = set()
     for block in cfg.blocks.values():
         for pc in block.pcs:
@@ -93,18 +95,19 @@ def translate(nic: NIC, armed: Armed, cfg: Cfg) -> Translation:
                 used |= _names(slot.entry.dest)
             if isinstance(slot.op.payload, Ref):
                 used |= _names(slot.op.payload)
-    unknown = sorted(used - set(storage))
+    unknown = sorted(used - set(storage_of))
     if unknown:
         raise Untranslatable(f"unbound buffer '{unknown[0]}'")
     cached = {n for n in cacheable if n in used}
-    em = Emitter(nic.buffers, storage, cached)
+    ranges = Ranges(armed, cfg, {n for n in cached if nic.buffers[n].dtype == "i64"})
+    em = Emitter(nic.buffers, storage_of, cached, ranges)
     runs = [b for b in cfg.blocks.values() if b.pcs]
     ids = {b.start: j for j, b in enumerate(runs)}
     counters = [f"c{j}" for j in range(len(runs))]
     w = Writer()
     with w.nest("def _kernel(_mem, _counts, _fuel, _b):"):
         w.line(f"{''.join(f'm{j}, ' for j in range(len(first)))}= _mem")
-        scalars = sorted((storage[n], n) for n in cached)
+        scalars = sorted((storage_of[n], n) for n in cached)
         for j, _ in scalars:
             w.line(f"s{j} = m{j}[0]")
         for i in range(0, len(counters), _CHUNK):
@@ -188,9 +191,12 @@ class _Blocks:
             with w.nest("if _fuel < 0:"):
                 self.leave(f"_x = {RECOUNT}; _p = {block.start}", True, loop)
         w.line(f"c{self.ids[block.start]} += 1")
+        st = em.ranges.entry[block.start]
         for pc in block.pcs:
             slot = self.armed.slots[pc]
             w.pc = pc
+            em.state = st
+            st = st and em.ranges.step(st, slot)
             update = slot.entry.update
             if update is Update.INC:
                 em.data_op(w, slot)

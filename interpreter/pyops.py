@@ -26,6 +26,7 @@ from ..lang.check import broadcasts
 from .blocks import Untranslatable
 from .engine import BoundsFault, Slot, broadcast_map
 from .nic import Buffer
+from .ranges import Ranges, State, fits, raw
 
 MIN, MAX = str(I64_MIN), str(I64_MAX)
 
@@ -73,7 +74,7 @@ class Layout:
     row-major (the reference's order), merged where one run continues another."""
 
     store: str
-    checks: tuple[tuple[str, int, int, int | None], ...]  # (index text, span, size, constant)
+    checks: tuple[tuple[str, int, int, Affine], ...]  # (index text, span, size, index)
     base: str
     runs: tuple[tuple[int, int], ...]
     shape: tuple[int, ...]  # slice lengths (the vector's shape; () for an element)
@@ -138,10 +139,13 @@ def _atomic(expr: str) -> bool:
 class Emitter:
     """Writes the statements of tuples; names storage, cached scalars and constants."""
 
-    def __init__(self, buffers: dict[str, Buffer], storage: dict[str, int], cached: set[str]):
+    def __init__(self, buffers: dict[str, Buffer], storage: dict[str, int], cached: set[str],
+                 ranges: Ranges):
         self.buffers = buffers
         self.storage = storage  # buffer name -> storage index
         self.cached = cached  # buffer names held in locals
+        self.ranges = ranges
+        self.state: State | None = None  # the ranges before the tuple being written
         self.consts: dict[str, object] = {}  # global name -> a value with no short literal
         self.tables: dict[tuple[int, ...], str] = {}
         self.temps = 0
@@ -213,11 +217,11 @@ class Emitter:
             dims.append((length, step * stride))
             span = (length - 1) * step
             if lo.is_const:
-                checks.append((str(lo.const), span, n, lo.const))
+                checks.append((str(lo.const), span, n, lo))
                 const += lo.const * stride
                 continue
             x = self.temp(w, self.affine(lo))
-            checks.append((x, span, n, None))
+            checks.append((x, span, n, lo))
             base.append(x if stride == 1 else f"{x}*{stride}")
         if const or not base:
             base.append(str(const))
@@ -225,14 +229,18 @@ class Emitter:
 
     def check(self, w: Writer, name: str, lay: Layout) -> None:
         """The bounds check of a layout: one test in the common case, the reference's fault
-        (dimension, index, size in its order) from :func:`bounds` when it fails."""
+        (dimension, index, size in its order) from :func:`bounds` when it fails. A dimension
+        whose index is always in range (a constant, or by :mod:`.ranges`) needs no test."""
         conds = []
         always = False
-        for x, span, n, c in lay.checks:
-            if c is None:
-                conds.append(f"0 <= {x} <= {n - 1 - span}")
-            elif not 0 <= c <= n - 1 - span:
+        for x, span, n, index in lay.checks:
+            r = (index.const, index.const) if index.is_const else self.ranges.index(self.state, index)
+            if r is not None and 0 <= r[0] and r[1] <= n - 1 - span:
+                continue
+            if index.is_const:
                 always = True
+            else:
+                conds.append(f"0 <= {x} <= {n - 1 - span}")
         if not conds and not always:
             return
         call = f"_bounds({name!r}, ({''.join(f'({x}, {s}, {n}), ' for x, s, n, _ in lay.checks)}))"
@@ -308,7 +316,10 @@ class Emitter:
             return
         target = self.element(w, dest, atom=True)
         value, known = self.convert(w, value, conv, imm, "_v")
-        w.line(f"{target} = {binary(op, dtype, target, value, known)}")
+        exact = None
+        if not dest.index and dest.name in self.ranges.tracked and self.state is not None:
+            exact = raw(op, self.state.get(dest.name), self.ranges.operand(self.state, src))
+        w.line(f"{target} = {binary(op, dtype, target, value, known, exact is not None and fits(exact))}")
 
     def vector_op(self, w: Writer, op: str, put: bool, dest: Ref, dtype: str, src, conv) -> None:
         # fetch: the whole source in the destination's shape (``_l``), or its one value (``_vs``)
@@ -421,10 +432,11 @@ def raw_binary(op: str, dtype: str, r: str, s: str, const) -> tuple[str, bool]:
     return _I64[op].format(r=r, s=s), op in ("ADD", "SUB", "MUL")
 
 
-def binary(op: str, dtype: str, r: str, s: str, const) -> str:
-    """``dest OP source`` with i64 results wrapped; a known source's sign spares one test."""
+def binary(op: str, dtype: str, r: str, s: str, const, in_range: bool = False) -> str:
+    """``dest OP source`` with i64 results wrapped; a known source's sign spares one test, a
+    result known to be ``in_range`` of i64 both."""
     expr, wraps = raw_binary(op, dtype, r, s, const)
-    if not wraps:
+    if not wraps or in_range:
         return expr
     if type(const) is int and (op == "MUL" and const in (0, 1) or op != "MUL" and const == 0):
         return expr

@@ -53,6 +53,7 @@ def span(lo: Affine, n: int, step: int = 1) -> Slice:
 
 _I, _A = E(i=1), E(a=1)
 SCALARS = [Ref(n) for n in ("a", "b", "i", "q", "z", "x", "y")]
+COUNTERS = [Ref(n) for n in ("i", "a", "b")]  # i and a live in locals, b has a view
 ELEMENTS = [Ref("A", (E(0),)), Ref("A", (E(7),)), Ref("A", (_I,)), Ref("A", (E(1, i=2),)),
             Ref("A", (E(7, i=-1),)), Ref("A", (E(-1, i=1),)), Ref("M", (E(1), _I)),
             Ref("M", (_I, E(3))), Ref("V", (_I, E(1))), Ref("O", (E(0),)), Ref("F", (E(3),)),
@@ -95,8 +96,8 @@ def data_instr(draw) -> Instr:
     kind = draw(st.sampled_from(["scalar", "element", "vector"]))
     elements = st.sampled_from(ELEMENTS) | st.sampled_from(WILD) if draw(st.integers(0, 9)) == 0 else \
         st.sampled_from(ELEMENTS)
-    dest = draw(st.sampled_from(SCALARS) if kind == "scalar" else elements if kind == "element"
-                else st.sampled_from(VECTORS))
+    dest = draw(st.sampled_from(SCALARS + COUNTERS[:2] * 2) if kind == "scalar" else elements
+                if kind == "element" else st.sampled_from(VECTORS))
     dshape = shape(dest)
     skind = draw(st.sampled_from(["imm-i64", "imm-f64", "scalar", "element", "vector"]))
     if skind == "imm-i64":
@@ -116,26 +117,48 @@ def data_instr(draw) -> Instr:
     return Instr(draw(st.sampled_from(ops)), dest, src)
 
 
+BOUNDS = st.sampled_from([0, 1, 2, 3, 4, 6, 7, 8, 9]) | st.integers(-3, 12)  # near the sizes
+
+
+@st.composite
+def loop_idiom(draw) -> list[Instr | str]:
+    """The shapes loops take (what ``ranges`` learns bounds from), "BLEZ x" and "JMP" standing
+    for branches whose targets are drawn later: a counter set or stepped, or tested through a
+    copy (``PUTL t, i; LT t, t, 8; BLEZ t, L`` as -O0 writes it, ``SUB t, t, 8`` as by hand)."""
+    k = draw(st.sampled_from(COUNTERS + [Ref("i")] * 2))
+    t = draw(st.sampled_from([Ref("a")] * 3 + [Ref("b"), Ref("z")]))
+    kind = draw(st.sampled_from(["init", "step", "compare", "offset", "direct"]))
+    if kind == "init":
+        return [Instr("PUTL", k, Imm(draw(BOUNDS), "i64"))]
+    if kind == "step":
+        return [Instr(draw(st.sampled_from(["ADD", "SUB"])), k, Imm(draw(st.integers(-2, 2)), "i64"))]
+    if kind == "direct":
+        return [Instr("ADD", k, Imm(draw(st.integers(-1, 1)), "i64")), Instr("BLEZ", dest=k)]
+    bound = Imm(draw(BOUNDS), "i64") if draw(st.integers(0, 3)) else draw(st.sampled_from(COUNTERS))
+    op = draw(st.sampled_from(["LT", "LE", "GT", "GE", "EQ", "NE"] if kind == "compare" else ["SUB", "ADD"]))
+    return [Instr("PUTL", t, k), Instr(op, t, bound), Instr("BLEZ", dest=t)]
+
+
 @st.composite
 def programs(draw) -> tuple[TupleProgram, dict[str, list], int]:
     """A well-formed tuple program, inputs for it and a step budget."""
-    n = draw(st.integers(1, 14))
-    ends = draw(st.integers(0, 9)) > 0  # else the run may go past the last instruction
-    last = n + 1 if ends else n
-    instrs = []
-    for _ in range(n):
+    body: list[Instr] = []
+    for _ in range(draw(st.integers(1, 14))):
         choice = draw(st.integers(0, 99))
-        if choice < 68:
-            instrs.append(draw(data_instr()))
+        if choice < 52:
+            body.append(draw(data_instr()))
+        elif choice < 72:
+            body.extend(draw(loop_idiom()))
         elif choice < 88:
-            test = draw(st.sampled_from(SCALARS + ELEMENTS + ONE))
-            instrs.append(Instr("BLEZ", dest=test, target=draw(st.integers(1, last))))
+            body.append(Instr("BLEZ", dest=draw(st.sampled_from(SCALARS + ELEMENTS + ONE))))
         elif choice < 97:
-            instrs.append(Instr("JMP", target=draw(st.integers(1, last))))
+            body.append(Instr("JMP"))
         else:
-            instrs.append(Instr("END"))
-    if ends:
-        instrs.append(Instr("END"))
+            body.append(Instr("END"))
+    ends = draw(st.integers(0, 9)) > 0  # else the run may go past the last instruction
+    last = len(body) + 1 if ends else len(body)
+    instrs = [Instr(i.op, i.dest, target=draw(st.integers(1, last))) if i.op in ("BLEZ", "JMP")
+              else i for i in body] + [Instr("END")] * ends
     prog = Program(DECLS, tuple(instrs), (), "fuzz.incaa")
     problems = check_decls(DECLS) + check_program({d.name: d for d in DECLS}, prog.instrs,
                                                   lambda loc, msg, hint: msg)
