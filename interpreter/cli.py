@@ -54,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=any_int, help="pseudo-random values for every input not given")
     run.add_argument("--max-steps", type=positive_int, default=100_000_000, metavar="N",
                      help="stop a runaway kernel after N tuples (default 100000000)")
+    run.add_argument("--engine", choices=("reference", "python"), default="reference",
+                     help="what runs the program: reference (default; fires tuple by tuple) or "
+                          "python (translates it into Python first); same results, --trace "
+                          "always uses the reference")
     run.add_argument("--trace", action="store_true", help="print one line per fired tuple")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     add_compile_options(run)
@@ -177,7 +181,7 @@ def cmd_run(args) -> int:
     inputs = gather_inputs({b.name: b for b in tp.buffers}, args.input, args.seed)
     trace = (sys.stderr if args.json else sys.stdout) if args.trace else None
     try:
-        r = execute(tp, profile, inputs, args.max_steps, trace)
+        r = execute(tp, profile, inputs, args.max_steps, trace, args.engine)
     except RuntimeFault as fault:
         print(fault_diagnostic(tp, fault).render(), file=sys.stderr)
         return EXIT_STEPS if isinstance(fault, StepLimit) else EXIT_FAULT
@@ -193,6 +197,7 @@ def cmd_run(args) -> int:
             "profile": profile.as_json(),
             "wall_s": round(r.wall_s, 6),
             "tuples_per_s": round(r.tuples_per_s),
+            "engine": r.engine,
         }
         print(json.dumps(doc))
         return EXIT_OK
@@ -201,7 +206,8 @@ def cmd_run(args) -> int:
         print(f"{name} = {to_text(value, r.shapes[name], r.dtypes[name])}")
     print("\n".join(summary_lines(r)))
     print(f"profile         {profile.describe()}")
-    print(f"simulated       {r.wall_s:.4f} s, {r.tuples_per_s / 1e6:.2f} M tuples/s")
+    print(f"simulated       {r.wall_s:.4f} s, {r.tuples_per_s / 1e6:.2f} M tuples/s "
+          f"({r.engine} engine)")
     if missing:
         print(f"note: inputs not given were zero: {', '.join(missing)} (use --input or --seed)")
     return EXIT_OK

@@ -8,6 +8,11 @@ executes and the counter moves. Nothing is skipped; the work is only prepared in
 
 Memory use is bounded by the program and its data: the engine keeps one fire count per tuple and
 no history (a trace is streamed as it happens).
+
+:func:`arm` (what fires on each PC value), the fault messages and :func:`run_fast` are shared with
+the engines that translate a program instead (docs/engines.md): they read the installed program
+through the same table, fault with the same messages, and hand the last tuples of a run that
+reaches its step budget to this engine.
 """
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ from typing import Callable, TextIO
 from ..lang.check import broadcast_map
 from ..lang.isa import CONVERT, OPCODES, ArithmeticFault, Update, semantics
 from ..lang.program import Affine, Imm, Ref, Slice, format_value
-from .nic import NIC, Buffer, CountingEvent
+from .nic import NIC, Buffer, CountingEvent, MatchingEntry, TriggeredOp
 
 
 class BoundsFault(Exception):
@@ -167,9 +172,8 @@ def make_fetch(payload, dest: Ref | None, buffers: dict[str, Buffer]) -> Callabl
 
 # ---- apply (the atomic unit) -----------------------------------------------------------------
 
-def make_apply(me, buffers: dict[str, Buffer], src_dtype: str | None, k: int) -> Callable[[object], int]:
-    """The atomic of a matching entry: returns the counter's new value."""
-    nxt = k + 1
+def make_apply(me, buffers: dict[str, Buffer], src_dtype: str | None, nxt: int) -> Callable[[object], int]:
+    """The atomic of a matching entry: returns the counter's new value (``nxt`` after a data op)."""
     if me.update is Update.SET:
         return lambda target: target
     dest: Ref = me.dest
@@ -236,6 +240,76 @@ def make_apply(me, buffers: dict[str, Buffer], src_dtype: str | None, k: int) ->
     return alu_elem
 
 
+# ---- what is armed ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Slot:
+    """What fires on one PC value: the triggered op armed on it and the atomic its message meets.
+
+    ``src_dtype`` and ``nxt`` belong to the atomic: the element type it converts the first
+    argument from and the counter's value after a data op. They come from the op that posted
+    the atomic for these match bits, which is this op unless two ops send the same bits."""
+
+    op: TriggeredOp
+    entry: MatchingEntry | None  # None for END, a counter increment nothing matches
+    src_dtype: str | None
+    nxt: int
+
+
+@dataclass(frozen=True)
+class Armed:
+    """The installed program as every engine reads it, indexed by PC value."""
+
+    slots: tuple[Slot | None, ...]  # None: nothing is armed on this value
+    k_at: tuple[int | None, ...]  # PC value -> tuple number, for statistics and messages
+    size: int  # one past the PC value after the last armed op
+
+
+def arm(nic: NIC, counter: CountingEvent) -> Armed:
+    """Index triggered ops by threshold (equality triggering) and find each one's atomic;
+    raises RuntimeFault for two ops on one value or a put that no entry matches."""
+    ops = [t for t in nic.triggered if t.counter is counter]
+    size = max((t.threshold for t in ops), default=0) + 2
+    armed: list = [None] * size
+    k_at: list = [None] * size
+    entries = nic.entries
+    atomic: dict = {}  # match bits -> (src dtype, next PC) of the last op sending them
+    for to in ops:
+        if armed[to.threshold] is not None:
+            raise RuntimeFault(f"two triggered operations are armed on {counter.name} == "
+                               f"{to.threshold}", to.k)
+        k_at[to.threshold] = to.k
+        if to.kind == "ct_inc":
+            armed[to.threshold] = (to, None)
+            continue
+        me = entries.get(to.match_bits)
+        if me is None:
+            raise RuntimeFault(f"no matching entry is posted for match bits {to.match_bits}", to.k)
+        src = to.payload
+        src_dtype = src.dtype if isinstance(src, Imm) else (
+            nic.buffers[src.name].dtype if isinstance(src, Ref) else None)
+        armed[to.threshold] = (to, me)
+        atomic[me.match_bits] = (src_dtype, to.threshold + 1)
+    slots: list[Slot | None] = []
+    for a in armed:
+        if a is None:
+            slots.append(None)
+            continue
+        to, me = a
+        src_dtype, nxt = atomic[me.match_bits] if me is not None else (None, 0)
+        slots.append(Slot(to, me, src_dtype, nxt))
+    return Armed(tuple(slots), tuple(k_at), size)
+
+
+def fires_by_tuple(fires: list[int], k_at: tuple[int | None, ...]) -> list[int]:
+    """Per-PC-value fire counts summed per tuple (index 0 unused)."""
+    by_k = [0] * (max((k for k in k_at if k is not None), default=0) + 1)
+    for pc, n in enumerate(fires):
+        if n:
+            by_k[k_at[pc]] += n
+    return by_k
+
+
 # ---- running ---------------------------------------------------------------------------------
 
 @dataclass
@@ -245,7 +319,7 @@ class Prepared:
     fetch: list  # PC value -> fetch of the put armed on it (None: nothing armed; END: marker)
     bits: list  # PC value -> match bits that put sends
     apply: dict  # match bits -> atomic of the persistent ME posted for them
-    k_at: list  # PC value -> tuple number, for statistics
+    k_at: tuple  # PC value -> tuple number, for statistics
     size: int
 
 
@@ -253,32 +327,21 @@ _END = object()
 
 
 def prepare(nic: NIC, counter: CountingEvent) -> Prepared:
-    """Build every fetch and apply once; index triggered ops by threshold (equality triggering)."""
-    ops = [t for t in nic.triggered if t.counter is counter]
-    size = max((t.threshold for t in ops), default=0) + 2
-    fetch: list = [None] * size
-    bits: list = [None] * size
-    k_at: list = [None] * size
-    entries = nic.entries
+    """Build every fetch and apply once."""
+    armed = arm(nic, counter)
+    fetch: list = [None] * armed.size
+    bits: list = [None] * armed.size
     apply: dict = {}
-    for to in ops:
-        if fetch[to.threshold] is not None:
-            raise RuntimeFault(f"two triggered operations are armed on {counter.name} == "
-                               f"{to.threshold}", to.k)
-        k_at[to.threshold] = to.k
-        if to.kind == "ct_inc":
-            fetch[to.threshold] = _END
+    for pc, slot in enumerate(armed.slots):
+        if slot is None:
             continue
-        me = entries.get(to.match_bits)
-        if me is None:
-            raise RuntimeFault(f"no matching entry is posted for match bits {to.match_bits}", to.k)
-        src = to.payload
-        src_dtype = src.dtype if isinstance(src, Imm) else (
-            nic.buffers[src.name].dtype if isinstance(src, Ref) else None)
-        fetch[to.threshold] = make_fetch(src, me.dest, nic.buffers)
-        bits[to.threshold] = to.match_bits
-        apply[me.match_bits] = make_apply(me, nic.buffers, src_dtype, to.threshold)
-    return Prepared(fetch, bits, apply, k_at, size)
+        if slot.entry is None:
+            fetch[pc] = _END
+            continue
+        fetch[pc] = make_fetch(slot.op.payload, slot.entry.dest, nic.buffers)
+        bits[pc] = slot.op.match_bits
+        apply[slot.entry.match_bits] = make_apply(slot.entry, nic.buffers, slot.src_dtype, slot.nxt)
+    return Prepared(fetch, bits, apply, armed.k_at, armed.size)
 
 
 @dataclass
@@ -288,6 +351,7 @@ class Execution:
     fires: list[int]  # fires[k] for tuple k (index 0 unused)
     steps: int
     wall_s: float
+    engine: str = "reference"  # the engine that ran it
 
 
 def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,
@@ -305,22 +369,19 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     if trace is not None:
         steps = _run_traced(nic, prep, counter, fires, max_steps, trace, describe, cost)
     else:
-        steps = _run_fast(prep, counter, fires, max_steps)
+        steps = run_fast(prep, counter, fires, max_steps)
     done.value += 1
     wall = time.perf_counter() - start
-    by_k = [0] * (max((k for k in prep.k_at if k is not None), default=0) + 1)
-    for pc, n in enumerate(fires):
-        if n:
-            by_k[prep.k_at[pc]] += n
-    return Execution(by_k, steps, wall)
+    return Execution(fires_by_tuple(fires, prep.k_at), steps, wall)
 
 
-def fault_at(prep: Prepared, pc: int, exc: Exception) -> RuntimeFault:
-    """A fault of the tuple armed on ``pc`` (shared with the stepper so messages agree)."""
+def fault_at(prep: Prepared | Armed, pc: int, exc: Exception) -> RuntimeFault:
+    """A fault of the tuple armed on ``pc`` (shared with the stepper and the other engines so
+    messages agree)."""
     return RuntimeFault(str(exc), prep.k_at[pc])
 
 
-def off_end(prep: Prepared, pc: int) -> RuntimeFault:
+def off_end(prep: Prepared | Armed, pc: int) -> RuntimeFault:
     """The PC reached a value nothing is armed on (past the end without END, or a gap)."""
     if pc == prep.size - 1:
         return RuntimeFault(f"the PC reached {pc}, past the last instruction, without END",
@@ -328,10 +389,13 @@ def off_end(prep: Prepared, pc: int) -> RuntimeFault:
     return RuntimeFault(f"nothing is armed on PC == {pc}", None, "off-end")
 
 
-def _run_fast(prep: Prepared, counter: CountingEvent, fires: list[int], max_steps: int) -> int:
+def run_fast(prep: Prepared, counter: CountingEvent, fires: list[int], max_steps: int,
+             steps: int = 0) -> int:
+    """Fire tuples from the counter's value until END, counting into ``fires`` (per PC value);
+    ``steps`` tuples have already run (another engine hands its run over at a block boundary).
+    Returns the number of steps in all."""
     fetch, bits, apply = prep.fetch, prep.bits, prep.apply
     pc = counter.value
-    steps = 0
     budget = max_steps
     try:
         while True:

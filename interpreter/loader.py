@@ -16,12 +16,16 @@ from ..lang.diagnostics import Diagnostic, DiagnosticError
 from ..lang.isa import OPCODES, OpClass
 from ..lang.program import Imm, vector_elements
 from ..lang.tuples import DONE, PC, TupleProgram
+from . import pyengine
 from .engine import Execution, run
 from .inputs import check_footprint
 from .nic import NIC, NICError
 from .profiles import Profile
 
 CLASSES = ("PUTL", "ALU", "BLEZ", "JMP")
+#: The engines that run a program (docs/engines.md): the reference fires tuple by tuple and is
+#: the only one that traces; python translates the program into a Python function.
+ENGINES = ("reference", "python")
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,7 @@ class RunResult:
     profile: Profile
     wall_s: float
     tuples_per_s: float
+    engine: str = "reference"  # the engine that ran it; its wall time includes any translation
 
 
 def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
@@ -88,18 +93,26 @@ def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
 
 
 def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None = None,
-            max_steps: int = 100_000_000, trace: TextIO | None = None) -> RunResult:
+            max_steps: int = 100_000_000, trace: TextIO | None = None,
+            engine: str = "reference") -> RunResult:
     """Install, start (PC <- 1), wait for END, read back outputs and derive the statistics.
 
-    Raises RuntimeFault/StepLimit (from the engine) or DiagnosticError (a bad install).
+    ``engine`` is one of :data:`ENGINES`; a traced run always uses the reference. Every engine
+    gives the same results. Raises RuntimeFault/StepLimit (from the engine), DiagnosticError (a
+    bad install) or ValueError (an unknown engine).
     """
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; the engines are {', '.join(ENGINES)}")
     nic = NIC(profile)
     pc, done = install(tp, nic, inputs)
     info = tuple_info(tp, profile)
     nic.ct_set(pc, 1)
     describe = (lambda k: _describe(tp, k)) if trace is not None else None
     cost = (lambda k: info[k - 1].cost) if trace is not None else None
-    ex: Execution = run(nic, pc, done, max_steps, trace, describe, cost)
+    if engine == "python" and trace is None:
+        ex: Execution = pyengine.run(nic, pc, done, max_steps)
+    else:
+        ex = run(nic, pc, done, max_steps, trace, describe, cost)
     return summarize(tp, nic, info, ex, profile)
 
 
@@ -134,7 +147,7 @@ def summarize(tp: TupleProgram, nic: NIC, info: list[TupleInfo], ex: Execution,
     rate = ex.steps / ex.wall_s if ex.wall_s > 0 else 0.0
     return RunResult(outputs, {b.name: b.shape for b in tp.buffers},
                      {b.name: b.dtype for b in tp.buffers}, instructions, by_class,
-                     instructions, accesses, time_ns, profile, ex.wall_s, rate)
+                     instructions, accesses, time_ns, profile, ex.wall_s, rate, ex.engine)
 
 
 def time_us_text(time_ns: Fraction) -> str:

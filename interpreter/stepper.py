@@ -16,7 +16,8 @@ from fractions import Fraction
 
 from ..lang.isa import ArithmeticFault
 from ..lang.tuples import TupleProgram
-from .engine import BoundsFault, Execution, RuntimeFault, StepLimit, fault_at, off_end, prepare
+from .engine import (BoundsFault, Execution, RuntimeFault, StepLimit, fault_at, fires_by_tuple,
+                     off_end, prepare)
 from .loader import RunResult, install, summarize, tuple_info
 from .nic import NIC
 from .profiles import Profile
@@ -121,11 +122,7 @@ class Stepper:
 
     def execution(self) -> Execution:
         """Fire counts per tuple so far, in the engine's form."""
-        by_k = [0] * (max((k for k in self.prep.k_at if k is not None), default=0) + 1)
-        for pc, n in enumerate(self.fires):
-            if n:
-                by_k[self.prep.k_at[pc]] += n
-        return Execution(by_k, self.steps, self.wall_s)
+        return Execution(fires_by_tuple(self.fires, self.prep.k_at), self.steps, self.wall_s)
 
     def result(self) -> RunResult:
         """Outputs and statistics so far, derived exactly as :func:`~.loader.execute` does."""

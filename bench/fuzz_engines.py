@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""The long run of the engines' differential fuzzer (``tests/engine_fuzz.py``).
+
+    python bench/fuzz_engines.py                   # 10,000 random programs
+    python bench/fuzz_engines.py --programs 50000 --seed 7
+
+Each random tuple program runs on the reference and on the python engine from the same inputs
+and step budget; how the run ended (fire counts and steps, or the fault's message, tuple and
+kind), the counters and every buffer's storage must agree bit for bit. The default test suite runs
+300 programs of the same generator (``tests/test_engines.py``). Prints the programs run, how their
+runs ended and the mismatches (with the first one shrunk by hypothesis and printed as INCA-A);
+exits 1 on a mismatch.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, note, seed, settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from engine_fuzz import outcome, programs  # noqa: E402
+from inca.compiler.printer import print_program  # noqa: E402
+from inca.interpreter import engine, pyengine  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--programs", type=int, default=10_000, help="random programs (default 10000)")
+    ap.add_argument("--seed", type=int, default=int(time.time()), help="hypothesis seed (default: the time)")
+    args = ap.parse_args(argv)
+    ends: Counter = Counter()
+    mismatches = 0
+
+    @seed(args.seed)
+    @settings(max_examples=args.programs, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(programs())
+    def check(case):
+        nonlocal mismatches
+        tp, inputs, budget = case
+        note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}")
+        want = outcome(tp, inputs, budget, engine.run)
+        got = outcome(tp, inputs, budget, pyengine.run)
+        how = want[0]
+        ends[how[0] if how[0] != "RuntimeFault" else how[3] + " (bounds)" * ("bounds" in how[1])] += 1
+        if got != want:
+            mismatches += 1
+            raise AssertionError(f"python engine: {got[:3]}\nreference:     {want[:3]}")
+
+    start = time.perf_counter()
+    failure = None
+    try:
+        check()
+    except AssertionError as e:
+        failure = e
+    wall = time.perf_counter() - start
+    total = sum(ends.values())
+    print(f"seed {args.seed}: {total:,} programs run on both engines in {wall:.0f} s, "
+          f"{mismatches} mismatching")
+    print("runs ended: " + ", ".join(f"{k} {v:,}" for k, v in ends.most_common()))
+    if failure is not None:
+        print(f"first mismatch, shrunk:\n{failure}")
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""The python engine: an installed tuple program translated into Python and run as one function.
+
+:func:`run` takes a NIC as the reference engine's :func:`~.engine.run` does and leaves the NIC
+as it would: the same outputs, fire counts, fault (message, tuple, writes before it) and step
+limit. Translation (:mod:`.blocks`, :mod:`.pygen`) and compilation count in its wall time. A
+program it cannot translate (only a hand-built one the loader would refuse) runs on the reference.
+"""
+from __future__ import annotations
+
+import time
+
+from .blocks import Untranslatable, analyse
+from .engine import Execution, arm, fault_at, fires_by_tuple, off_end, prepare, run_fast
+from .engine import run as run_reference
+from .nic import NIC, CountingEvent
+from .pygen import FAULT, OFF_END, RECOUNT, translate
+
+
+def run(nic: NIC, counter: CountingEvent, done: CountingEvent,
+        max_steps: int = 100_000_000) -> Execution:
+    """Run from the counter's current value until END, as :func:`.engine.run` (untraced) does."""
+    start = time.perf_counter()
+    armed = arm(nic, counter)
+    try:
+        cfg = analyse(armed, counter.value)
+        tr = translate(nic, armed, cfg)
+    except Untranslatable:
+        return run_reference(nic, counter, done, max_steps)
+    kernel = tr.compile()
+    mem = [nic.buffers[name].data for name in tr.storage]
+    ids = {s: j for j, s in enumerate(tr.order)}
+    counts: tuple[int, ...] = (0,) * len(tr.order)
+    fuel, block = max_steps, ids.get(cfg.entry, 0)
+    while True:
+        status, where, got, exc = kernel(mem, counts, fuel, block)
+        if status == FAULT:
+            pc = tr.line_pc[where]
+            counter.value = pc
+            raise fault_at(armed, pc, exc) from None
+        counts = got
+        steps = sum(n * size for n, size in zip(counts, tr.sizes))
+        if status != RECOUNT:
+            break
+        if steps + cfg.reserve[where] <= max_steps:  # the estimate was loose: go on from here
+            fuel, block = max_steps - steps, ids[where]
+            continue
+        # the budget runs out before the next check: the reference fires the last tuples
+        fires = _fires(tr.order, cfg, counts, armed.size)
+        counter.value = where
+        steps = run_fast(prepare(nic, counter), counter, fires, max_steps, steps)
+        return _finish(done, armed, fires, steps, start)
+    counter.value = where
+    if status == OFF_END:
+        raise off_end(armed, where)
+    return _finish(done, armed, _fires(tr.order, cfg, counts, armed.size), steps, start)
+
+
+def _fires(order: tuple[int, ...], cfg, counts: tuple[int, ...], size: int) -> list[int]:
+    """Fire counts per PC value from the block counters."""
+    fires = [0] * size
+    for start, n in zip(order, counts):
+        for pc in cfg.blocks[start].pcs:
+            fires[pc] += n
+    return fires
+
+
+def _finish(done: CountingEvent, armed, fires: list[int], steps: int, start: float) -> Execution:
+    done.value += 1
+    return Execution(fires_by_tuple(fires, armed.k_at), steps, time.perf_counter() - start, "python")
