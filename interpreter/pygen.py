@@ -106,7 +106,8 @@ def translate(nic: NIC, armed: Armed, cfg: Cfg) -> Translation:
     counters = [f"c{j}" for j in range(len(runs))]
     w = Writer()
     with w.nest("def _kernel(_mem, _counts, _fuel, _b):"):
-        w.line(f"{''.join(f'm{j}, ' for j in range(len(first)))}= _mem")
+        if first:  # a program may have no buffers at all
+            w.line(f"{''.join(f'm{j}, ' for j in range(len(first)))}= _mem")
         scalars = sorted((storage_of[n], n) for n in cached)
         for j, _ in scalars:
             w.line(f"s{j} = m{j}[0]")
