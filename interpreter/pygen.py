@@ -2,8 +2,10 @@
 
 The function runs the program's blocks (:mod:`.blocks`) in a dispatch loop: ``_b`` names the
 next block and a binary tree of comparisons finds its code, so any PC graph translates, loops or
-not. Each block adds one to its counter (``c<j>``) and runs its tuples' statements
-(:mod:`.pyops`); the counters give every tuple's fire count exactly. A loop header first takes
+not; code that goes back to its own start (a loop body with its test written again after it)
+runs in a ``while`` loop of its own. Each block adds one to its counter (``c<j>``) and runs its
+tuples' statements (:mod:`.pyops`, without the checks :mod:`.ranges` shows cannot fail); the
+counters give every tuple's fire count exactly. A loop header first takes
 its reserve (the most tuples it can fire before the next header) from ``_fuel``; when the fuel
 would go negative the function returns to its caller, which counts the steps exactly and either
 calls it again at that header or hands the run to the reference for the last few tuples.
@@ -106,7 +108,8 @@ def translate(nic: NIC, armed: Armed, cfg: Cfg) -> Translation:
     counters = [f"c{j}" for j in range(len(runs))]
     w = Writer()
     with w.nest("def _kernel(_mem, _counts, _fuel, _b):"):
-        w.line(f"{''.join(f'm{j}, ' for j in range(len(first)))}= _mem")
+        if first:  # a program may have no buffers at all
+            w.line(f"{''.join(f'm{j}, ' for j in range(len(first)))}= _mem")
         scalars = sorted((storage_of[n], n) for n in cached)
         for j, _ in scalars:
             w.line(f"s{j} = m{j}[0]")

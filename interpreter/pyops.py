@@ -333,7 +333,7 @@ class Emitter:
             value = self.element(w, src)
         else:
             lay = self.vector(w, src)
-            if lay.size == 1:
+            if _broadcast_plan(lay.shape, dshape)[0] == "one":
                 value = f"{lay.store}[{lay.base}]"
             else:
                 value, many = "_l", True
@@ -395,12 +395,15 @@ class Emitter:
 
 @functools.cache
 def _broadcast_plan(src: tuple[int, ...], dest: tuple[int, ...]) -> tuple[str, object]:
-    """How a source of shape ``src`` spreads over ``dest``: as it is, repeated whole (``tile``,
-    how many times) or element by element (``map``, the source position of each)."""
+    """How a source of shape ``src`` spreads over ``dest``: one value everywhere (``one``), as it
+    is (``same``), repeated whole (``tile``, how many times) or element by element (``map``, the
+    source position of each)."""
     if not broadcasts(src, dest):
         raise Untranslatable(f"shape {src} does not broadcast to {dest}")
     bmap = tuple(broadcast_map(src, dest))
     size = math.prod(src)
+    if size == 1:
+        return "one", None
     if bmap == tuple(range(size)) * (len(bmap) // size):
         return ("tile", len(bmap) // size) if len(bmap) > size else ("same", None)
     return "map", bmap

@@ -250,6 +250,12 @@ def test_running_off_the_end():
                    "off-end") and pc == 3
 
 
+def test_a_program_without_buffers():
+    how, pc, *_ = alike("JMP 3\nJMP 1\nJMP 2\nEND\n", max_steps=1000)
+    assert how[0] == "StepLimit" and pc == 3
+    assert alike("JMP 2\nEND\n")[0] == ("ok", (0, 1, 0), 1)
+
+
 def _hand_built(tp: TupleProgram, k: int, **changes) -> TupleProgram:
     """``tp`` with tuple k's fields replaced (what the loader would refuse)."""
     tuples = list(tp.tuples)
