@@ -109,8 +109,7 @@ class Machine:
                 return z3.If(a > b, b, a)  # simplify to one term
             case "MAX":
                 return z3.If(a < b, b, a)
-        rel = {"LT": a < b, "LE": a <= b, "GT": a > b, "GE": a >= b, "EQ": a == b, "NE": a != b}
-        return z3.If(rel[op], one, zero)
+        return z3.If(_relation(op, a, b), one, zero)
 
     def apply_f64(self, op: str, a, b, state: State):
         if self.reals:
@@ -130,8 +129,7 @@ class Machine:
                     return z3.If(a >= b, a, b)
                 case "MOD":
                     raise Unsupported("f64 MOD")
-            rel = {"LT": a < b, "LE": a <= b, "GT": a > b, "GE": a >= b, "EQ": a == b, "NE": a != b}
-            return z3.If(rel[op], z3.RealVal(1), z3.RealVal(0))
+            return z3.If(_relation(op, a, b), z3.RealVal(1), z3.RealVal(0))
         match op:
             case "ADD":
                 return z3.fpAdd(RNE, a, b)
@@ -291,6 +289,12 @@ class Machine:
                                       for a, b in zip(old, vals)], state)
             pc += 1
         return state, pc
+
+
+def _relation(op: str, a, b):
+    """A compare opcode on totally ordered terms (signed bit-vectors, reals)."""
+    return {"LT": lambda: a < b, "LE": lambda: a <= b, "GT": lambda: a > b, "GE": lambda: a >= b,
+            "EQ": lambda: a == b, "NE": lambda: a != b}[op]()
 
 
 def _test(v):
