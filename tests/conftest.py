@@ -2,10 +2,21 @@
 
 ``pytest --update-goldens`` rewrites the expected stderr files under ``tests/errors/`` from the
 current output instead of comparing against them (see ``test_cli.py``).
+
+Hypothesis draws the same examples on every run of the default suite (``derandomize``), so a
+commit's result does not depend on luck; ``INCA_HYPOTHESIS=explore`` draws new ones each run
+(with the long runs' ``INCA_*_EXAMPLES`` variables, the way to look for new failures).
 """
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
+
+settings.register_profile("suite", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("explore" if os.environ.get("INCA_HYPOTHESIS") == "explore" else "suite")
 
 
 def pytest_addoption(parser):

@@ -243,6 +243,22 @@ def test_an_f64_clamp_at_zero_keeps_its_branch():
     assert repr(run(text, O2, {"A": a}).outputs) == repr(run(text, None, {"A": a}).outputs)
 
 
+@pytest.mark.parametrize("op", ["and", "or"])
+def test_a_truth_value_short_circuits_once_its_right_side_needs_instructions(op):
+    # Regression (fuzz): folding V[min(max(k, 0), 5)] to V[5] made the right side unable to fault,
+    # so -O1 evaluated both sides and was slower than -O0 whenever the left side decided.
+    text = (f"input V: i64[6]\noutput x: i64\n"
+            f"x = V[0] > 3 {op} 5 < V[min(max(9, 0), 5)]\n")
+    assert "BLEZ" in asm(text, O1) and "AND" not in asm(text, O1) and "OR " not in asm(text, O1)
+    for v0 in (0, 9):
+        for v5 in (0, 9):
+            inputs = {"V": [v0, 0, 0, 0, 0, v5]}
+            o0 = run(text, None, inputs)
+            for level in (O1, O2):
+                o = run(text, level, inputs)
+                assert o.outputs == o0.outputs and o.time_ns <= o0.time_ns
+
+
 # ---- loop-invariant code motion and the pass list -----------------------------------------------
 
 def test_an_invariant_operation_is_computed_once_before_the_loop():

@@ -38,6 +38,11 @@ def may_fault(e) -> bool:
 class FlowLowering:
     """Lowers DoWhile, Loop, Break, Continue, TailLoop and the values of flow.py."""
 
+    def eager_bool(self, right) -> bool:
+        """Whether ``a and right`` / ``a or right`` as a value evaluates both sides and combines
+        them with AND/OR (-O0: whenever right cannot fault or call)."""
+        return not may_fault(right)
+
     def while_loop(self, cond, body, step: tuple, loc) -> None:
         """``top: test; body; [next: step]; JMP top; exit:`` (while and for loops)."""
         top, exit_ = self.label("top"), self.label("exit")
@@ -99,7 +104,7 @@ class FlowLowering:
             case Not(operand=x):
                 self.eval_into(x, t)
                 self.emit("EQ", t, Imm(0, "i64", self.loc))
-            case BoolOp(op=op, left=a, right=b) if not may_fault(b):
+            case BoolOp(op=op, left=a, right=b) if self.eager_bool(b):
                 self.eval_into(a, t)
                 self.emit("AND" if op == "and" else "OR", t, self.operand_of(b))
             case BoolOp(op="and", left=a, right=b):

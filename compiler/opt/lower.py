@@ -43,6 +43,12 @@ class OptLowerer(Lowerer):
         self.reads_total = read_counts(checked.body)
         self.cold: list[tuple] = []  # rare paths, after END
 
+    def eager_bool(self, right) -> bool:
+        # A right side that needs instructions of its own costs its own plus an AND/OR when both
+        # sides run; short-circuited it costs its own plus a BLEZ (and a JMP for `or` only when
+        # it is skipped), so never more time at any input and less whenever the left decides.
+        return _simple_value(right) and super().eager_bool(right)
+
     # ---- vectors -------------------------------------------------------------------------------
 
     def operand(self, e):
