@@ -54,10 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=any_int, help="pseudo-random values for every input not given")
     run.add_argument("--max-steps", type=positive_int, default=100_000_000, metavar="N",
                      help="stop a runaway kernel after N tuples (default 100000000)")
-    run.add_argument("--engine", choices=("reference", "python"), default="reference",
-                     help="what runs the program: reference (default; fires tuple by tuple) or "
-                          "python (translates it into Python first); same results, --trace "
-                          "always uses the reference")
+    run.add_argument("--engine", choices=("auto", "reference", "python"), default="auto",
+                     help="what runs the program: auto (default: the reference, then python "
+                          "once the run proves long), reference (fires tuple by tuple) or python "
+                          "(translates it into Python first); same results, --trace always uses "
+                          "the reference")
     run.add_argument("--trace", action="store_true", help="print one line per fired tuple")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     add_compile_options(run)

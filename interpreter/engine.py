@@ -394,9 +394,22 @@ def run_fast(prep: Prepared, counter: CountingEvent, fires: list[int], max_steps
     """Fire tuples from the counter's value until END, counting into ``fires`` (per PC value);
     ``steps`` tuples have already run (another engine hands its run over at a block boundary).
     Returns the number of steps in all."""
+    steps, finished = run_some(prep, counter, fires, max_steps, steps)
+    pc = counter.value
+    if not finished:
+        raise StepLimit(f"the kernel did not finish within {max_steps} steps", prep.k_at[pc], "steps")
+    if prep.fetch[pc] is None:
+        raise off_end(prep, pc)
+    return steps
+
+
+def run_some(prep: Prepared, counter: CountingEvent, fires: list[int], budget: int,
+             steps: int = 0) -> tuple[int, bool]:
+    """Fire tuples from the counter's value until END, a value nothing is armed on, or the
+    ``budget``-th step in all; returns (steps in all, whether the run stopped before the budget).
+    The counter is left on the next tuple to fire, so another engine can go on from there."""
     fetch, bits, apply = prep.fetch, prep.bits, prep.apply
     pc = counter.value
-    budget = max_steps
     try:
         while True:
             f = fetch[pc]  # the triggered op armed on PC == pc fires
@@ -415,10 +428,8 @@ def run_fast(prep: Prepared, counter: CountingEvent, fires: list[int], max_steps
     counter.value = pc
     if steps > budget:
         fires[pc] -= 1
-        raise StepLimit(f"the kernel did not finish within {max_steps} steps", prep.k_at[pc], "steps")
-    if fetch[pc] is None:
-        raise off_end(prep, pc)
-    return steps
+        return budget, False
+    return steps, True
 
 
 def _run_traced(nic: NIC, prep: Prepared, counter: CountingEvent, fires: list[int], max_steps: int,

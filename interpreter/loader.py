@@ -16,7 +16,7 @@ from ..lang.diagnostics import Diagnostic, DiagnosticError
 from ..lang.isa import OPCODES, OpClass
 from ..lang.program import Imm, vector_elements
 from ..lang.tuples import DONE, PC, TupleProgram
-from . import pyengine
+from . import pyengine, selection
 from .engine import Execution, run
 from .inputs import check_footprint
 from .nic import NIC, NICError
@@ -24,8 +24,9 @@ from .profiles import Profile
 
 CLASSES = ("PUTL", "ALU", "BLEZ", "JMP")
 #: The engines that run a program (docs/engines.md): the reference fires tuple by tuple and is
-#: the only one that traces; python translates the program into a Python function.
-ENGINES = ("reference", "python")
+#: the only one that traces; python translates the program into a Python function; auto starts
+#: on the reference and hands a long run over to python.
+ENGINES = ("auto", "reference", "python")
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def install(tp: TupleProgram, nic: NIC, inputs: dict[str, list] | None = None):
 
 def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None = None,
             max_steps: int = 100_000_000, trace: TextIO | None = None,
-            engine: str = "reference") -> RunResult:
+            engine: str = "auto") -> RunResult:
     """Install, start (PC <- 1), wait for END, read back outputs and derive the statistics.
 
     ``engine`` is one of :data:`ENGINES`; a traced run always uses the reference. Every engine
@@ -111,6 +112,8 @@ def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None =
     cost = (lambda k: info[k - 1].cost) if trace is not None else None
     if engine == "python" and trace is None:
         ex: Execution = pyengine.run(nic, pc, done, max_steps)
+    elif engine == "auto" and trace is None:
+        ex = selection.run(nic, pc, done, max_steps)
     else:
         ex = run(nic, pc, done, max_steps, trace, describe, cost)
     return summarize(tp, nic, info, ex, profile)

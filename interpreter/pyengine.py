@@ -11,26 +11,38 @@ import time
 
 from .blocks import Untranslatable, analyse
 from .engine import Execution, arm, fault_at, fires_by_tuple, off_end, prepare, run_fast
-from .engine import run as run_reference
 from .nic import NIC, CountingEvent
 from .pygen import FAULT, OFF_END, RECOUNT, translate
 
 
-def run(nic: NIC, counter: CountingEvent, done: CountingEvent,
-        max_steps: int = 100_000_000) -> Execution:
-    """Run from the counter's current value until END, as :func:`.engine.run` (untraced) does."""
-    start = time.perf_counter()
+def plan(nic: NIC, counter: CountingEvent, entry: int | None = None):
+    """The armed program and its blocks, found from ``entry`` (default: the counter's value).
+    Raises Untranslatable."""
     armed = arm(nic, counter)
+    return armed, analyse(armed, counter.value if entry is None else entry)
+
+
+def run(nic: NIC, counter: CountingEvent, done: CountingEvent,
+        max_steps: int = 100_000_000, steps_before: int = 0, planned=None) -> Execution:
+    """Run from the counter's current value until END, as :func:`.engine.run` (untraced) does.
+
+    When another engine fired the run's first ``steps_before`` tuples (they count against
+    ``max_steps``; the fire counts returned are this engine's only), ``planned`` is the
+    :func:`plan` from where the run started, and the counter is on one of its headers: the blocks
+    are the program's own, so its loops translate as loops wherever the run is handed over."""
+    start = time.perf_counter()
     try:
-        cfg = analyse(armed, counter.value)
+        armed, cfg = plan(nic, counter) if planned is None else planned
+        if counter.value not in cfg.headers:
+            raise Untranslatable(f"the run goes on at PC {counter.value}, not a block header")
         tr = translate(nic, armed, cfg)
     except Untranslatable:
-        return run_reference(nic, counter, done, max_steps)
+        return _reference(nic, counter, done, max_steps, steps_before, start)
     kernel = tr.compile()
     mem = [nic.buffers[name].data for name in tr.storage]
     ids = {s: j for j, s in enumerate(tr.order)}
     counts: tuple[int, ...] = (0,) * len(tr.order)
-    fuel, block = max_steps, ids.get(cfg.entry, 0)
+    fuel, block = max_steps - steps_before, ids.get(counter.value, 0)
     while True:
         status, where, got, exc = kernel(mem, counts, fuel, block)
         if status == FAULT:
@@ -38,7 +50,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent,
             counter.value = pc
             raise fault_at(armed, pc, exc) from None
         counts = got
-        steps = sum(n * size for n, size in zip(counts, tr.sizes))
+        steps = steps_before + sum(n * size for n, size in zip(counts, tr.sizes))
         if status != RECOUNT:
             break
         if steps + cfg.reserve[where] <= max_steps:  # the estimate was loose: go on from here
@@ -53,6 +65,16 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent,
     if status == OFF_END:
         raise off_end(armed, where)
     return _finish(done, armed, _fires(tr.order, cfg, counts, armed.size), steps, start)
+
+
+def _reference(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int,
+                steps_before: int, start: float) -> Execution:
+    """The whole remaining run on the reference (a program this engine cannot translate)."""
+    prep = prepare(nic, counter)
+    fires = [0] * prep.size
+    steps = run_fast(prep, counter, fires, max_steps, steps_before)
+    done.value += 1
+    return Execution(fires_by_tuple(fires, prep.k_at), steps, time.perf_counter() - start)
 
 
 def _fires(order: tuple[int, ...], cfg, counts: tuple[int, ...], size: int) -> list[int]:

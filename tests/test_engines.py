@@ -69,7 +69,7 @@ def assert_same(got: RunResult, want: RunResult) -> None:
 
 def both(tp: TupleProgram, profile: str, inputs: dict, max_steps: int = 100_000_000) -> None:
     prof = load_profile(profile)
-    want = execute(tp, prof, {k: list(v) for k, v in inputs.items()}, max_steps)
+    want = execute(tp, prof, {k: list(v) for k, v in inputs.items()}, max_steps, engine="reference")
     assert_same(execute(tp, prof, {k: list(v) for k, v in inputs.items()}, max_steps,
                         engine="python"), want)
 
@@ -290,7 +290,7 @@ def test_a_program_it_cannot_translate_runs_on_the_reference():
 def test_execute_names_its_engine_and_refuses_an_unknown_one():
     tp = encode(assemble_text(".output s i64\nADD s, s, 2\nEND\n"))
     prof = load_profile("scratchpad")
-    assert [execute(tp, prof, engine=e).engine for e in ENGINES] == list(ENGINES)
+    assert [execute(tp, prof, engine=e).engine for e in ENGINES] == ["reference", *ENGINES[1:]]
     assert execute(tp, prof, trace=io.StringIO(), engine="python").engine == "reference"
     with pytest.raises(ValueError, match="unknown engine 'llvm'"):
         execute(tp, prof, engine="llvm")
@@ -310,10 +310,10 @@ def test_inca_run_echoes_the_engine():
     code, out, _ = _inca("run", path, "--seed", "1", "--engine", "python")
     assert code == 0 and out.splitlines()[-1].endswith("M tuples/s (python engine)")
     docs = [json.loads(_inca("run", path, "--seed", "1", "--json", "--engine", e)[1]) for e in ENGINES]
-    assert [d.pop("engine") for d in docs] == list(ENGINES)
+    assert [d.pop("engine") for d in docs] == ["reference+python", *ENGINES[1:]]  # 8,196 steps
     for d in docs:
         del d["wall_s"], d["tuples_per_s"]
-    assert docs[0] == docs[1]
+    assert all(d == docs[0] for d in docs)
     code, out, _ = _inca("run", path, "-D", "N=2", "--seed", "1", "--trace", "--engine", "python")
     assert code == 0 and out.splitlines()[-1].endswith("(reference engine)")  # traces need it
 
@@ -321,7 +321,7 @@ def test_inca_run_echoes_the_engine():
 def test_inca_run_stops_at_max_steps_alike():
     path = str(ROOT / "examples" / "asm" / "dot-product.incaa")
     runs = [_inca("run", path, "--max-steps", "777", "--engine", e) for e in ENGINES]
-    assert runs[0] == runs[1] and runs[0][0] == 4 and "within 777 steps" in runs[0][2]
+    assert all(r == runs[0] for r in runs) and runs[0][0] == 4 and "within 777 steps" in runs[0][2]
 
 
 # ---- the blocks ---------------------------------------------------------------------------------

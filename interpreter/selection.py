@@ -1,0 +1,80 @@
+"""``--engine auto``: the engine chosen by the run itself (docs/engines.md, "Choosing an engine").
+
+A translating engine pays for its translation before it fires anything, in proportion to the
+program's size; the reference pays nothing up front and more per tuple. What a run will cost is
+not known in advance (loop trip counts depend on inputs), so auto starts every run on the
+reference and hands it over when the run has shown that it repeats itself: after a budget of
+steps proportional to the program's size, about what translating it would cost. A run that ends
+within the budget (straight-line code, small payloads) never pays for a translation; a longer one
+pays the budget once, a small share of a run long enough to leave it.
+
+The handover is exact: the reference stops with the counter on the next tuple to fire, the
+translating engine goes on from that PC with the NIC's buffers as they are, and the fire counts
+of the two parts add up to the reference's own.
+"""
+from __future__ import annotations
+
+import time
+
+from . import pyengine
+from .blocks import Untranslatable
+from .engine import Execution, Prepared, fires_by_tuple, off_end, prepare, run_fast, run_some
+from .nic import NIC, CountingEvent
+
+#: The python engine's translation and compilation cost, in reference steps (one step of scalar
+#: code is about 0.4 us): about 1.6 ms for any program (4,000 steps) and 70 us per armed tuple
+#: (175 steps), bench_engines.py's phases on the paper kernels. Handing over after about that
+#: many steps is the classic rent-or-buy rule: never worse than twice the better engine.
+MIN_STEPS = 4_000
+STEPS_PER_TUPLE = 160
+
+
+def budget(size: int) -> int:
+    """Reference steps a program of ``size`` armed PC values runs before it is handed over."""
+    return MIN_STEPS + STEPS_PER_TUPLE * size
+
+
+def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,
+        first: int | None = None) -> Execution:
+    """Run as :func:`.engine.run` (untraced) does: on the reference for about the first ``first``
+    steps (default :func:`budget`), then, from the next loop header, on the python engine."""
+    start = time.perf_counter()
+    entry = counter.value
+    prep = prepare(nic, counter)
+    fires = [0] * prep.size
+    first = budget(prep.size) if first is None else first
+    if first >= max_steps:  # the reference's own run to the end (or its step limit)
+        steps, finished = run_fast(prep, counter, fires, max_steps), True
+    else:
+        steps, finished = run_some(prep, counter, fires, first)
+        if not finished:
+            try:
+                planned = pyengine.plan(nic, counter, entry)
+            except Untranslatable:
+                planned = None
+            if planned is None:
+                steps, finished = run_fast(prep, counter, fires, max_steps, steps), True
+            else:
+                steps, finished = _to_header(prep, counter, fires, steps, max_steps, planned[1].headers)
+        if finished and prep.fetch[counter.value] is None:
+            raise off_end(prep, counter.value)
+    if finished:
+        done.value += 1
+        return Execution(fires_by_tuple(fires, prep.k_at), steps, time.perf_counter() - start)
+    rest = pyengine.run(nic, counter, done, max_steps, steps, planned)
+    mine = fires_by_tuple(fires, prep.k_at)
+    total = [a + b for a, b in zip(mine, rest.fires)]
+    engine = "reference" if rest.engine == "reference" else f"reference+{rest.engine}"
+    return Execution(total, rest.steps, time.perf_counter() - start, engine)
+
+
+def _to_header(prep: Prepared, counter: CountingEvent, fires: list[int], steps: int,
+               max_steps: int, headers: frozenset[int]) -> tuple[int, bool]:
+    """Fire on the reference until the counter is on a header (every cycle passes one, so this
+    takes at most one pass through a loop body) or the run ends; (steps, finished)."""
+    finished = False
+    while not finished and counter.value not in headers:
+        if steps >= max_steps:  # the next tuple is one too many: the reference's own stop
+            return run_fast(prep, counter, fires, max_steps, steps), True
+        steps, finished = run_some(prep, counter, fires, steps + 1, steps)
+    return steps, finished

@@ -1,0 +1,69 @@
+"""``--engine auto`` (interpreter/selection.py): the reference first, then a translating engine.
+
+The handover must be invisible: for random tuple programs and every point of handover, what the
+run leaves (fire counts, steps, fault, counters, storage) is the reference's own; a short run never
+leaves the reference and a long one is handed over.
+"""
+from __future__ import annotations
+
+import os
+from functools import partial
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+from engine_fuzz import outcome, programs
+from inca.compiler.assembler import assemble_text
+from inca.compiler.printer import print_program
+from inca.interpreter import engine, selection
+from inca.interpreter.inputs import gather_inputs
+from inca.interpreter.loader import execute
+from inca.interpreter.profiles import load_profile
+from inca.lang.tuples import encode
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = int(os.environ.get("INCA_ENGINE_FUZZ_EXAMPLES", "300")) // 2
+
+
+@settings(max_examples=EXAMPLES, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs(), st.integers(0, 300))
+def test_a_handover_at_any_step_leaves_what_the_reference_leaves(case, first):
+    tp, inputs, budget = case
+    note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}\nfirst {first}")
+    want = outcome(tp, inputs, budget, engine.run)
+    assert outcome(tp, inputs, budget, partial(selection.run, first=first)) == want
+
+
+def _matmul(rows: int, cols: int):
+    path = ROOT / "examples" / "asm" / "matrix-multiplication.incaa"
+    tp = encode(assemble_text(path.read_text(encoding="utf-8"), str(path), {"R": rows, "C": cols}))
+    return tp, gather_inputs({b.name: b for b in tp.buffers}, [], 1)
+
+
+def test_every_handover_point_of_a_kernel_and_every_step_budget():
+    tp, inputs = _matmul(2, 3)
+    total = outcome(tp, inputs, 10_000, engine.run)[0][2]
+    for first in range(0, total + 2, 7):
+        for budget in (first - 1, first, first + 1, total - 1, total, 10_000):
+            if budget > 0:
+                run = partial(selection.run, first=first)
+                assert outcome(tp, inputs, budget, run) == outcome(tp, inputs, budget, engine.run)
+
+
+def test_a_short_run_stays_on_the_reference_and_a_long_one_is_handed_over():
+    prof = load_profile("scratchpad")
+    small, small_inputs = _matmul(2, 3)
+    r = execute(small, prof, small_inputs)  # auto is the default
+    assert r.engine == "reference"
+    big, big_inputs = _matmul(24, 24)  # 24 x 24 x 24 multiply-adds: far past the budget
+    r = execute(big, prof, big_inputs)
+    assert r.engine == "reference+python" and r.instructions > selection.budget(len(big.tuples))
+    want = execute(big, prof, big_inputs, engine="reference")
+    assert (r.outputs, r.by_class, r.time_ns) == (want.outputs, want.by_class, want.time_ns)
+
+
+def test_the_budget_grows_with_the_program():
+    assert selection.budget(1) >= selection.MIN_STEPS
+    assert selection.budget(2_000) - selection.budget(1_000) == 1_000 * selection.STEPS_PER_TUPLE
