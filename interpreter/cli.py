@@ -54,10 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=any_int, help="pseudo-random values for every input not given")
     run.add_argument("--max-steps", type=positive_int, default=100_000_000, metavar="N",
                      help="stop a runaway kernel after N tuples (default 100000000)")
-    run.add_argument("--engine", choices=("reference", "python"), default="reference",
-                     help="what runs the program: reference (default; fires tuple by tuple) or "
-                          "python (translates it into Python first); same results, --trace "
-                          "always uses the reference")
+    run.add_argument("--engine", choices=("reference", "python", "llvm"), default="reference",
+                     help="what runs the program: reference (default; fires tuple by tuple), "
+                          "python (translates it into Python first) or llvm (into machine code, "
+                          "needs llvmlite); same results, --trace always uses the reference")
     run.add_argument("--trace", action="store_true", help="print one line per fired tuple")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     add_compile_options(run)
@@ -172,6 +172,7 @@ def cmd_run(args) -> int:
     from ..compiler.frontend import load_tuples
     from .engine import RuntimeFault, StepLimit
     from .inputs import check_footprint, gather_inputs, to_json_data, to_text
+    from .llvmengine import LLVMUnavailable
     from .loader import execute, summary_lines, time_us_text
     from .profiles import load_profile
 
@@ -182,6 +183,9 @@ def cmd_run(args) -> int:
     trace = (sys.stderr if args.json else sys.stdout) if args.trace else None
     try:
         r = execute(tp, profile, inputs, args.max_steps, trace, args.engine)
+    except LLVMUnavailable as e:
+        print(f"inca: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     except RuntimeFault as fault:
         print(fault_diagnostic(tp, fault).render(), file=sys.stderr)
         return EXIT_STEPS if isinstance(fault, StepLimit) else EXIT_FAULT

@@ -24,8 +24,9 @@ from .profiles import Profile
 
 CLASSES = ("PUTL", "ALU", "BLEZ", "JMP")
 #: The engines that run a program (docs/engines.md): the reference fires tuple by tuple and is
-#: the only one that traces; python translates the program into a Python function.
-ENGINES = ("reference", "python")
+#: the only one that traces; python translates the program into a Python function, llvm into
+#: machine code through LLVM (llvmlite, imported only when it runs).
+ENGINES = ("reference", "python", "llvm")
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,10 @@ def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None =
     cost = (lambda k: info[k - 1].cost) if trace is not None else None
     if engine == "python" and trace is None:
         ex: Execution = pyengine.run(nic, pc, done, max_steps)
+    elif engine == "llvm" and trace is None:
+        from . import llvmengine
+
+        ex = llvmengine.run(nic, pc, done, max_steps)
     else:
         ex = run(nic, pc, done, max_steps, trace, describe, cost)
     return summarize(tp, nic, info, ex, profile)
