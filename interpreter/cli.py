@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="what runs the program: reference (default; fires tuple by tuple), "
                           "python (translates it into Python first) or llvm (into machine code, "
                           "needs llvmlite); same results, --trace always uses the reference")
+    run.add_argument("--cpu", action="store_true",
+                     help="also time the kernel compiled natively for this machine's CPU at LLVM "
+                          "-O0 and -O2 (a measurement, not a model; needs llvmlite)")
     run.add_argument("--trace", action="store_true", help="print one line per fired tuple")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     add_compile_options(run)
@@ -189,6 +192,19 @@ def cmd_run(args) -> int:
     except RuntimeFault as fault:
         print(fault_diagnostic(tp, fault).render(), file=sys.stderr)
         return EXIT_STEPS if isinstance(fault, StepLimit) else EXIT_FAULT
+    cpu = None
+    if args.cpu:
+        from .blocks import Untranslatable
+        from .cpu import cpu_json, cpu_lines, measure
+
+        try:
+            cpu = measure(tp, profile, inputs, r)
+        except LLVMUnavailable as e:
+            print(f"inca: error: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        except Untranslatable as e:
+            print(f"inca: error: --cpu cannot compile this program: {e}", file=sys.stderr)
+            return EXIT_ERROR
     if args.json:
         doc = {
             "outputs": {n: to_json_data(v, r.shapes[n]) for n, v in r.outputs.items()},
@@ -203,6 +219,8 @@ def cmd_run(args) -> int:
             "tuples_per_s": round(r.tuples_per_s),
             "engine": r.engine,
         }
+        if cpu is not None:
+            doc["cpu"] = cpu_json(cpu)
         print(json.dumps(doc))
         return EXIT_OK
     missing = [b.name for b in tp.buffers if b.role in ("input", "inout") and b.name not in inputs]
@@ -212,6 +230,8 @@ def cmd_run(args) -> int:
     print(f"profile         {profile.describe()}")
     print(f"simulated       {r.wall_s:.4f} s, {r.tuples_per_s / 1e6:.2f} M tuples/s "
           f"({r.engine} engine)")
+    if cpu is not None:
+        print("\n".join(cpu_lines(cpu)))
     if missing:
         print(f"note: inputs not given were zero: {', '.join(missing)} (use --input or --seed)")
     return EXIT_OK

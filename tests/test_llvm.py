@@ -5,13 +5,15 @@ in ``test_engines.py``.
   compiled program per element type);
 * the runtime-symbol trap: code that would call a symbol this process does not provide (a
   128-bit division's libgcc helper) is refused before it runs;
-* without llvmlite, ``inca run --engine llvm`` fails with one line and the usage exit code.
+* without llvmlite, ``inca run --engine llvm`` fails with one line and the usage exit code;
+* ``inca run --cpu`` prints the two CPU times (text and JSON).
 """
 from __future__ import annotations
 
 import contextlib
 import io
 import itertools
+import json
 import sys
 from pathlib import Path
 
@@ -77,3 +79,18 @@ def test_without_llvmlite_the_llvm_engine_fails_with_one_line(monkeypatch):
     assert code == EXIT_USAGE and out.getvalue() == ""
     assert err.getvalue().startswith("inca: error: the llvm engine needs llvmlite")
     assert err.getvalue().count("\n") == 1 and "Traceback" not in err.getvalue()
+
+
+def test_inca_run_cpu_times_the_kernel_compiled_for_this_machine():
+    path = str(ROOT / "examples" / "asm" / "dot-product.incaa")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["run", path, "--seed", "1", "--cpu", "--json"])
+    assert code == 0, err.getvalue()
+    doc = json.loads(out.getvalue())
+    assert list(doc)[-2:] == ["engine", "cpu"] and list(doc["cpu"]) == ["o0_us", "o2_us", "note"]
+    assert doc["cpu"]["o0_us"] > 0 and doc["cpu"]["o2_us"] > 0
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["run", path, "--seed", "1", "--cpu"]) == 0
+    assert [line.split()[:2] for line in out.getvalue().splitlines()[-2:]] == [["cpu", "-O0"], ["cpu", "-O2"]]
