@@ -34,7 +34,9 @@ setup(
     # paper_figures/: the paper's published figures, a copy of shared/paper/ (see interpreter/paper.py)
     package_data={"inca.lang": ["*.lark"], "inca.stdlib": ["*.incaq"],
                   "inca.interpreter": ["paper_figures/*"]},
-    install_requires=["lark>=1.1.9,<2", "prompt_toolkit>=3.0.36,<4", "z3-solver>=4.12,<5"],
+    # llvmlite: the llvm engine and the CPU baseline, imported only when they run
+    install_requires=["lark>=1.1.9,<2", "prompt_toolkit>=3.0.36,<4", "z3-solver>=4.12,<5",
+                      "llvmlite>=0.43,<1"],
     extras_require={
         # matplotlib is here so the test suite exercises `inca report --plot` too: without it that
         # test skips and the plotting code would go unrun in CI (its wheels need no compiler)

@@ -6,6 +6,8 @@ Not a test: a script that prints numbers. From the repository root, after ``pip 
     python bench/bench_engines.py                 # matrix multiplication at 8 KiB, 5 runs each
     python bench/bench_engines.py --payload 32768 --runs 3
     python bench/bench_engines.py --kernel examples/kernels/convolution.incaq -O 2
+    python bench/bench_engines.py --payload 131072 --engines reference,llvm --runs 3 --end-to-end
+    python bench/bench_engines.py --payload 524288 --profile base --engines llvm --max-steps 200000000
 
 Workload: ``examples/kernels/matrix-multiplication.incaq --payload 8192`` compiled at -O0
 (271,652 tuples), seeded inputs (``--seed 1``). Each run goes through ``execute()``, the entry
@@ -14,17 +16,25 @@ point ``inca run`` uses: a fresh NIC, install, the engine, the statistics. ``tup
 for the python engine includes translating and compiling the program); ``execute()`` adds the
 install and the statistics. The two runs' results are checked equal in every field. The python
 engine's time is split into translation (block analysis and source), compilation and the run.
+
+The llvm engine's time is split likewise (translation into IR, LLVM optimisation and code
+generation with the function cache empty, the compiled function's run on its own), and its rate
+*excluding compilation* is the executed tuples over that run. ``--end-to-end`` also times
+``inca run --engine E`` as a new process (so with the interpreter's start, compilation, install
+and printing), the reference once and the others ``--runs`` times, and prints the ratios.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import fields
 
 from inca.compiler.frontend import Options, load_tuples
-from inca.interpreter import engine
+from inca.interpreter import engine, llvmengine
 from inca.interpreter.blocks import analyse
 from inca.interpreter.inputs import gather_inputs
 from inca.interpreter.loader import ENGINES, RunResult, execute, install
@@ -33,6 +43,8 @@ from inca.interpreter.profiles import load_profile
 from inca.interpreter.pygen import translate
 
 TARGET = 10_000_000  # tuples/s of the python engine, translation included (issue 13)
+LLVM_TARGET = 1_000_000_000  # tuples/s of the llvm engine, compilation excluded (issue 13)
+END_TO_END_TARGET = 50  # inca run with the llvm engine against the reference, end to end
 
 
 def phases(tp, profile, inputs) -> tuple[float, float, float]:
@@ -54,6 +66,41 @@ def phases(tp, profile, inputs) -> tuple[float, float, float]:
     return t1 - t0, t2 - t1, time.perf_counter() - t2
 
 
+def llvm_phases(tp, profile, inputs, max_steps: int) -> tuple[float, float, float, int]:
+    """Seconds the llvm engine spends translating into IR, compiling (cache emptied first) and
+    running the compiled function once from the start; and the LLVM level it chose."""
+    nic = NIC(profile)
+    pc, _ = install(tp, nic, inputs)
+    nic.ct_set(pc, 1)
+    t0 = time.perf_counter()
+    armed = engine.arm(nic, pc)
+    cfg = analyse(armed, pc.value)
+    tr = llvmengine.translate(nic, armed, cfg)
+    t1 = time.perf_counter()
+    llvmengine._cache.clear()
+    level = llvmengine.choose_level(tr.ir)
+    keep, address = llvmengine.compile_ir(tr.ir, level)
+    t2 = time.perf_counter()
+    arrays = llvmengine.pack(nic, tr.storage)
+    kernel = llvmengine.kernel_function(address, len(arrays))
+    counts = (ctypes.c_int64 * max(1, len(tr.order)))()
+    where = ctypes.c_int64()
+    pointers = [a.buffer_info()[0] for a in arrays]
+    t3 = time.perf_counter()
+    kernel(counts, ctypes.byref(where), max_steps, cfg.entry, *pointers)
+    return t1 - t0, t2 - t1, time.perf_counter() - t3, level
+
+
+def end_to_end(args, name: str) -> float:
+    """Seconds of ``inca run --engine name`` as a new process."""
+    cmd = [sys.executable, "-m", "inca.interpreter.cli", "run", args.kernel, "--payload",
+           str(args.payload), f"-O{args.opt}", "--profile", args.profile, "--seed", "1",
+           "--max-steps", str(args.max_steps), "--engine", name]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kernel", default="examples/kernels/matrix-multiplication.incaq")
@@ -61,7 +108,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-O", dest="opt", default="0", choices=("0", "1", "2", "fast"))
     ap.add_argument("--profile", default="scratchpad")
     ap.add_argument("--runs", type=int, default=5, help="timed runs per engine (default 5)")
+    ap.add_argument("--engines", default=",".join(ENGINES),
+                    help=f"engines to run, comma-separated (default {','.join(ENGINES)})")
+    ap.add_argument("--max-steps", type=int, default=100_000_000, help="step budget (default 1e8)")
+    ap.add_argument("--end-to-end", action="store_true",
+                    help="also time `inca run` as a new process (the reference once)")
     args = ap.parse_args(argv)
+    names = [e for e in args.engines.split(",") if e]
+    if any(e not in ENGINES for e in names):
+        ap.error(f"--engines: choose from {', '.join(ENGINES)}")
 
     tp = load_tuples(args.kernel, Options({"PAYLOAD": args.payload}, 2 if args.opt == "fast" else
                                           int(args.opt), (), False, args.opt == "fast"))
@@ -72,30 +127,51 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, list[RunResult]] = {}
     walls: dict[str, list[float]] = {}
     for _ in range(max(1, args.runs)):
-        for name in ENGINES:  # interleaved, so a slow spell of the machine hits both
+        for name in names:  # interleaved, so a slow spell of the machine hits each
             t0 = time.perf_counter()
-            r = execute(tp, profile, inputs, engine=name)
+            r = execute(tp, profile, inputs, args.max_steps, engine=name)
             walls.setdefault(name, []).append(time.perf_counter() - t0)
             results.setdefault(name, []).append(r)
-    ref, py = results["reference"][0], results["python"][0]
-    same = all(getattr(ref, f.name) == getattr(py, f.name) for f in fields(RunResult)
-               if f.name not in ("wall_s", "tuples_per_s", "engine"))
-    print(f"tuples executed   {ref.instructions:,}; results of the two engines "
+    first = results[names[0]][0]
+    same = all(all(getattr(first, f.name) == getattr(results[n][0], f.name) for n in names)
+               for f in fields(RunResult) if f.name not in ("wall_s", "tuples_per_s", "engine"))
+    print(f"tuples executed   {first.instructions:,}; results of {', '.join(names)} "
           f"{'equal in every field' if same else 'DIFFER'}")
     best = {}
-    for name in ENGINES:
+    for name in names:
         rates = [r.tuples_per_s for r in results[name]]
         best[name] = max(rates)
-        print(f"{name:<10}        best {max(rates) / 1e6:6.2f} M tuples/s, median "
-              f"{statistics.median(rates) / 1e6:6.2f} M tuples/s (engine); execute() best "
-              f"{min(walls[name]) * 1e3:7.1f} ms, median {statistics.median(walls[name]) * 1e3:7.1f} ms")
-    tr, comp, run = min((phases(tp, profile, inputs) for _ in range(3)), key=sum)
-    print(f"python engine     translation {tr * 1e3:.2f} ms, compile {comp * 1e3:.2f} ms, "
-          f"run {run * 1e3:.1f} ms (best of 3)")
-    ratio = best["python"] / best["reference"]
-    print(f"ratio             python / reference = {ratio:.2f}x (best rates)")
-    print(f"vs target         python {best['python'] / TARGET:.2f}x of {TARGET:,} tuples/s "
-          f"(translation and compilation included)")
+        print(f"{name:<10}        best {max(rates) / 1e6:8.2f} M tuples/s, median "
+              f"{statistics.median(rates) / 1e6:8.2f} M tuples/s (engine); execute() best "
+              f"{min(walls[name]) * 1e3:8.1f} ms, median {statistics.median(walls[name]) * 1e3:8.1f} ms")
+    if "python" in names:
+        tr, comp, run = min((phases(tp, profile, inputs) for _ in range(3)), key=sum)
+        print(f"python engine     translation {tr * 1e3:.2f} ms, compile {comp * 1e3:.2f} ms, "
+              f"run {run * 1e3:.1f} ms (best of 3)")
+        print(f"vs target         python {best['python'] / TARGET:.2f}x of {TARGET:,} tuples/s "
+              f"(translation and compilation included)")
+    if "llvm" in names:
+        tr, comp, run, level = min((llvm_phases(tp, profile, inputs, args.max_steps) for _ in range(3)),
+                                   key=lambda p: p[2])
+        rate = first.instructions / run
+        print(f"llvm engine       translation {tr * 1e3:.2f} ms, compile (LLVM -O{level}) "
+              f"{comp * 1e3:.1f} ms, run {run * 1e3:.2f} ms (best run of 3)")
+        print(f"llvm run          {rate / 1e6:,.0f} M tuples/s excluding compilation: "
+              f"{rate / LLVM_TARGET:.2f}x of {LLVM_TARGET / 1e6:,.0f} M tuples/s")
+    for name in names[1:]:
+        print(f"ratio             {name} / {names[0]} = {best[name] / best[names[0]]:.2f}x (best rates)")
+    if args.end_to_end:
+        walls_e2e = {n: [end_to_end(args, n) for _ in range(1 if n == "reference" else args.runs)]
+                     for n in names}
+        for n in names:
+            print(f"inca run          --engine {n}: best {min(walls_e2e[n]):.3f} s "
+                  f"over {len(walls_e2e[n])} run(s) as a new process")
+        if "reference" in names:
+            for n in names:
+                if n != "reference":
+                    ratio = min(walls_e2e["reference"]) / min(walls_e2e[n])
+                    print(f"end to end        {n} {ratio:.1f}x faster than the reference"
+                          + (f" (target {END_TO_END_TARGET}x)" if n == "llvm" else ""))
     return 0 if same else 1
 
 

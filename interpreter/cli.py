@@ -54,11 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=any_int, help="pseudo-random values for every input not given")
     run.add_argument("--max-steps", type=positive_int, default=100_000_000, metavar="N",
                      help="stop a runaway kernel after N tuples (default 100000000)")
-    run.add_argument("--engine", choices=("auto", "reference", "python"), default="auto",
+    run.add_argument("--engine", choices=("auto", "reference", "python", "llvm"), default="auto",
                      help="what runs the program: auto (default: the reference, then python "
-                          "once the run proves long), reference (fires tuple by tuple) or python "
-                          "(translates it into Python first); same results, --trace always uses "
-                          "the reference")
+                          "once the run proves long), reference (fires tuple by tuple), python "
+                          "(translates it into Python first) or llvm (into machine code, needs "
+                          "llvmlite); same results, --trace always uses the reference")
+    run.add_argument("--cpu", action="store_true",
+                     help="also time the kernel compiled natively for this machine's CPU at LLVM "
+                          "-O0 and -O2 (a measurement, not a model; needs llvmlite)")
     run.add_argument("--trace", action="store_true", help="print one line per fired tuple")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     add_compile_options(run)
@@ -173,6 +176,7 @@ def cmd_run(args) -> int:
     from ..compiler.frontend import load_tuples
     from .engine import RuntimeFault, StepLimit
     from .inputs import check_footprint, gather_inputs, to_json_data, to_text
+    from .llvmengine import LLVMUnavailable
     from .loader import execute, summary_lines, time_us_text
     from .profiles import load_profile
 
@@ -183,9 +187,25 @@ def cmd_run(args) -> int:
     trace = (sys.stderr if args.json else sys.stdout) if args.trace else None
     try:
         r = execute(tp, profile, inputs, args.max_steps, trace, args.engine)
+    except LLVMUnavailable as e:
+        print(f"inca: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     except RuntimeFault as fault:
         print(fault_diagnostic(tp, fault).render(), file=sys.stderr)
         return EXIT_STEPS if isinstance(fault, StepLimit) else EXIT_FAULT
+    cpu = None
+    if args.cpu:
+        from .blocks import Untranslatable
+        from .cpu import cpu_json, cpu_lines, measure
+
+        try:
+            cpu = measure(tp, profile, inputs, r)
+        except LLVMUnavailable as e:
+            print(f"inca: error: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        except Untranslatable as e:
+            print(f"inca: error: --cpu cannot compile this program: {e}", file=sys.stderr)
+            return EXIT_ERROR
     if args.json:
         doc = {
             "outputs": {n: to_json_data(v, r.shapes[n]) for n, v in r.outputs.items()},
@@ -200,6 +220,8 @@ def cmd_run(args) -> int:
             "tuples_per_s": round(r.tuples_per_s),
             "engine": r.engine,
         }
+        if cpu is not None:
+            doc["cpu"] = cpu_json(cpu)
         print(json.dumps(doc))
         return EXIT_OK
     missing = [b.name for b in tp.buffers if b.role in ("input", "inout") and b.name not in inputs]
@@ -209,6 +231,8 @@ def cmd_run(args) -> int:
     print(f"profile         {profile.describe()}")
     print(f"simulated       {r.wall_s:.4f} s, {r.tuples_per_s / 1e6:.2f} M tuples/s "
           f"({r.engine} engine)")
+    if cpu is not None:
+        print("\n".join(cpu_lines(cpu)))
     if missing:
         print(f"note: inputs not given were zero: {', '.join(missing)} (use --input or --seed)")
     return EXIT_OK

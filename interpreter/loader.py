@@ -24,9 +24,10 @@ from .profiles import Profile
 
 CLASSES = ("PUTL", "ALU", "BLEZ", "JMP")
 #: The engines that run a program (docs/engines.md): the reference fires tuple by tuple and is
-#: the only one that traces; python translates the program into a Python function; auto starts
-#: on the reference and hands a long run over to python.
-ENGINES = ("auto", "reference", "python")
+#: the only one that traces; python translates the program into a Python function, llvm into
+#: machine code through LLVM (llvmlite, imported only when it runs); auto starts on the reference
+#: and hands a long run over to python.
+ENGINES = ("auto", "reference", "python", "llvm")
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,10 @@ def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None =
         ex: Execution = pyengine.run(nic, pc, done, max_steps)
     elif engine == "auto" and trace is None:
         ex = selection.run(nic, pc, done, max_steps)
+    elif engine == "llvm" and trace is None:
+        from . import llvmengine
+
+        ex = llvmengine.run(nic, pc, done, max_steps)
     else:
         ex = run(nic, pc, done, max_steps, trace, describe, cost)
     return summarize(tp, nic, info, ex, profile)

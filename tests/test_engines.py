@@ -1,4 +1,4 @@
-"""The python engine gives exactly the reference's results (docs/engines.md).
+"""The python and llvm engines give exactly the reference's results (docs/engines.md).
 
 * every example, golden program and paper kernel (at -O0, -O2 and -Ofast, several payloads, with
   and without --clobber) runs alike: every field of RunResult but the wall time, the speed and
@@ -10,10 +10,16 @@
 * targeted cases: each operation against lang.isa on special values, faults part way through a
   vector, the order of a conversion and a bounds check, views, step budgets at every tuple, and
   programs the translation leaves to the reference.
+
+The llvm engine runs the same cases, fewer of them in the default suite (each program costs an
+LLVM compilation): every paper kernel at two payloads, every example and golden program once,
+the targeted cases and a short fuzz run (``INCA_LLVM_FUZZ_EXAMPLES=N``, default 60;
+``INCA_LLVM_ALL=1`` runs every kernel case; ``bench/fuzz_engines.py --engine llvm`` runs long).
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import itertools
 import json
@@ -30,7 +36,7 @@ from engine_fuzz import outcome, programs
 from inca.compiler.assembler import assemble_text
 from inca.compiler.frontend import Options, compile_options, load_tuples
 from inca.compiler.printer import print_program
-from inca.interpreter import cli, engine, pyengine
+from inca.interpreter import cli, engine, llvmengine, pyengine
 from inca.interpreter.blocks import analyse
 from inca.interpreter.engine import arm
 from inca.interpreter.inputs import gather_inputs
@@ -46,6 +52,10 @@ from test_golden import sources
 
 ROOT = Path(__file__).resolve().parents[1]
 FUZZ_EXAMPLES = int(os.environ.get("INCA_ENGINE_FUZZ_EXAMPLES", "300"))
+LLVM_FUZZ_EXAMPLES = int(os.environ.get("INCA_LLVM_FUZZ_EXAMPLES", "60"))
+LLVM_ALL = os.environ.get("INCA_LLVM_ALL") == "1"
+# the llvm engine as the fuzzers run it: a program it would leave to another engine is an error
+llvm_run = functools.partial(llvmengine.run, strict=True)
 
 
 def bits(value):
@@ -55,9 +65,9 @@ def bits(value):
     return struct.pack("<d", value).hex() if type(value) is float else (type(value).__name__, value)
 
 
-def assert_same(got: RunResult, want: RunResult) -> None:
+def assert_same(got: RunResult, want: RunResult, name: str = "python") -> None:
     """Every field of RunResult but the wall time, the speed and the engine."""
-    assert got.engine == "python" and want.engine == "reference"
+    assert got.engine == name and want.engine == "reference"
     for f in fields(RunResult):
         if f.name in ("wall_s", "tuples_per_s", "engine"):
             continue
@@ -67,11 +77,13 @@ def assert_same(got: RunResult, want: RunResult) -> None:
         assert a == b, f"{f.name} differs"
 
 
-def both(tp: TupleProgram, profile: str, inputs: dict, max_steps: int = 100_000_000) -> None:
+def both(tp: TupleProgram, profile: str, inputs: dict, max_steps: int = 100_000_000,
+         engines: tuple[str, ...] = ("python",)) -> None:
     prof = load_profile(profile)
     want = execute(tp, prof, {k: list(v) for k, v in inputs.items()}, max_steps, engine="reference")
-    assert_same(execute(tp, prof, {k: list(v) for k, v in inputs.items()}, max_steps,
-                        engine="python"), want)
+    for name in engines:
+        assert_same(execute(tp, prof, {k: list(v) for k, v in inputs.items()}, max_steps,
+                            engine=name), want, name)
 
 
 # ---- every program of the repository ------------------------------------------------------------
@@ -87,7 +99,8 @@ def test_paper_kernels_run_alike(path, payload, opt, clobber):
     tp = load_tuples(str(path), Options({"PAYLOAD": payload}, 0 if opt == "0" else 2, (), clobber,
                                         opt == "fast"))
     inputs = gather_inputs({b.name: b for b in tp.buffers}, [], payload)
-    both(tp, "base" if payload == 1024 else "scratchpad", inputs)
+    both(tp, "base" if payload == 1024 else "scratchpad", inputs,
+         engines=("python", "llvm") if LLVM_ALL or payload != 8192 and not clobber else ("python",))
 
 
 def test_generated_kernels_keep_their_locals_out_of_closure_cells():
@@ -113,7 +126,8 @@ def test_examples_and_golden_programs_run_alike(src, scale):
     with contextlib.chdir(src.path.parent):
         tp = load_tuples(src.path.name, compile_options(parsed))
     for seed in (1, 2):
-        both(tp, "scratchpad", gather_inputs({b.name: b for b in tp.buffers}, [], seed))
+        both(tp, "scratchpad", gather_inputs({b.name: b for b in tp.buffers}, [], seed),
+             engines=("python", "llvm") if seed == 1 and (scale == 1 or LLVM_ALL) else ("python",))
 
 
 # ---- random programs ----------------------------------------------------------------------------
@@ -128,6 +142,15 @@ def test_random_programs_run_alike(case):
     how = want[0]
     event(how[0] if how[0] != "RuntimeFault" else f"{how[3]}{' (bounds)' * ('bounds' in how[1])}")
     assert outcome(tp, inputs, budget, pyengine.run) == want
+
+
+@settings(max_examples=LLVM_FUZZ_EXAMPLES, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs())
+def test_random_programs_run_alike_on_llvm(case):
+    tp, inputs, budget = case
+    note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}")
+    assert outcome(tp, inputs, budget, llvm_run) == outcome(tp, inputs, budget, engine.run)
 
 
 # ---- the operations -----------------------------------------------------------------------------
@@ -172,6 +195,7 @@ def alike(text: str, inputs: dict | None = None, max_steps: int = 10_000) -> tup
     tp = encode(assemble_text(text, "t.incaa"))
     want = outcome(tp, inputs or {}, max_steps, engine.run)
     assert outcome(tp, inputs or {}, max_steps, pyengine.run) == want
+    assert outcome(tp, inputs or {}, max_steps, llvm_run) == want
     return want
 
 
@@ -235,7 +259,9 @@ def test_a_step_budget_stops_at_the_same_tuple_whatever_it_is():
     inputs = gather_inputs({b.name: b for b in tp.buffers}, [], 1)
     total = outcome(tp, inputs, 10_000, engine.run)[0][2]
     for budget in range(1, total + 2):
-        assert outcome(tp, inputs, budget, pyengine.run) == outcome(tp, inputs, budget, engine.run)
+        want = outcome(tp, inputs, budget, engine.run)
+        assert outcome(tp, inputs, budget, pyengine.run) == want
+        assert outcome(tp, inputs, budget, llvm_run) == want
 
 
 def test_an_endless_loop_stops_with_the_reference_s_message():
@@ -272,6 +298,7 @@ def test_a_gap_in_the_thresholds_is_nothing_armed():
     want = outcome(gap, {"a": [1]}, 100, engine.run)
     assert want[0] == ("RuntimeFault", "nothing is armed on PC == 3", None, "off-end")
     assert outcome(gap, {"a": [1]}, 100, pyengine.run) == want
+    assert outcome(gap, {"a": [1]}, 100, llvmengine.run) == want
 
 
 def test_a_program_it_cannot_translate_runs_on_the_reference():
@@ -279,10 +306,11 @@ def test_a_program_it_cannot_translate_runs_on_the_reference():
     t1 = tp.tuples[0]  # A without an index: the address generator reads its first element
     odd = _hand_built(tp, 1, trigger=Trigger(t1.trigger.counter, 1, 1, Ref("A")))
     prof = load_profile("scratchpad")
-    r = execute(odd, prof, {"A": [5, 6, 7, 8]}, engine="python")
-    assert r.engine == "reference" and r.outputs == {"s": 5}
-    assert outcome(odd, {"A": [5, 6, 7, 8]}, 100, pyengine.run) == outcome(
-        odd, {"A": [5, 6, 7, 8]}, 100, engine.run)
+    for name, run in (("python", pyengine.run), ("llvm", llvmengine.run)):
+        r = execute(odd, prof, {"A": [5, 6, 7, 8]}, engine=name)
+        assert r.engine == "reference" and r.outputs == {"s": 5}
+        assert outcome(odd, {"A": [5, 6, 7, 8]}, 100, run) == outcome(
+            odd, {"A": [5, 6, 7, 8]}, 100, engine.run)
 
 
 # ---- selection ----------------------------------------------------------------------------------
@@ -292,8 +320,8 @@ def test_execute_names_its_engine_and_refuses_an_unknown_one():
     prof = load_profile("scratchpad")
     assert [execute(tp, prof, engine=e).engine for e in ENGINES] == ["reference", *ENGINES[1:]]
     assert execute(tp, prof, trace=io.StringIO(), engine="python").engine == "reference"
-    with pytest.raises(ValueError, match="unknown engine 'llvm'"):
-        execute(tp, prof, engine="llvm")
+    with pytest.raises(ValueError, match="unknown engine 'fast'"):
+        execute(tp, prof, engine="fast")
 
 
 def _inca(*argv: str) -> tuple[int, str, str]:

@@ -1,0 +1,227 @@
+"""The llvm engine: an installed tuple program translated into LLVM IR (:mod:`.llvmgen`),
+optimised and compiled to machine code by llvmlite, and run on the NIC's buffers.
+
+:func:`run` takes a NIC as the reference engine's :func:`~.engine.run` does and leaves it as the
+reference would: the same outputs, fire counts, fault (message, tuple, writes before it) and step
+limit. The buffers are copied into ``array`` objects whose addresses the function gets, and copied
+back (views share one storage, so they stay one). A run that faults returns at the faulting
+tuple, which has written nothing; the reference then fires it, writing what it writes before its
+fault and raising its own message. A run whose step budget runs out before the next check hands
+its last tuples to the reference as the python engine does.
+
+llvmlite is imported on first use only; without it the engine raises :class:`LLVMUnavailable`.
+Compiled functions are cached per process by their IR and optimisation level. Every symbol the
+machine code needs must resolve in this process: LLVM may lower 128-bit division into a call to
+a libgcc helper (``__divti3``) that the JIT leaves at address 0, so the object code's undefined
+symbols are checked before the function is ever called (:class:`UnresolvedSymbol`).
+"""
+from __future__ import annotations
+
+import ctypes
+import re
+import struct
+import time
+from array import array
+from collections import OrderedDict
+
+from .blocks import Untranslatable, analyse
+from .engine import Execution, arm, fires_by_tuple, off_end, prepare, run_fast
+from .engine import run as run_reference
+from .llvmgen import translate
+from .nic import NIC, CountingEvent
+from .pygen import FAULT, OFF_END, RECOUNT
+
+OPT_LEVEL = 2  # LLVM's -O2 pipeline and code generation
+# Past this many lines of IR a function is long straight-line code (what -O2 makes of a filter or a
+# dot product, run once): LLVM -O2 would take a second or more on it and save next to nothing, so
+# it is compiled at -O0 (tens of milliseconds). Loops are short: matrix multiplication at -O0 is
+# about 500 lines.
+BIG_IR_LINES = 2500
+_CACHE_SIZE = 64
+_llvm: dict[str, object] = {}  # the binding module and a target machine per level, once loaded
+_cache: OrderedDict[tuple[str, int], tuple[object, object]] = OrderedDict()
+_WIDE_DIVISION = re.compile(r"\b[su](?:div|rem) <?(?:\d+ x )?i(?:12[89]|1[3-9]\d|[2-9]\d\d|\d{4,})\b")
+
+
+class LLVMUnavailable(Exception):
+    """llvmlite cannot be imported or cannot load LLVM."""
+
+
+class UnresolvedSymbol(Exception):
+    """The compiled code calls a symbol this process does not provide."""
+
+
+def binding():
+    """llvmlite's binding, initialised for the host (imported here, on first use)."""
+    if "llvm" not in _llvm:
+        try:
+            import llvmlite.binding as llvm
+
+            llvm.initialize_native_target()
+            llvm.initialize_native_asmprinter()
+        except (ImportError, OSError, RuntimeError) as e:
+            raise LLVMUnavailable(f"the llvm engine needs llvmlite, which cannot be loaded ({e}); "
+                                  f"install it with: pip install 'llvmlite>=0.43,<1'") from None
+        _llvm["llvm"] = llvm
+    return _llvm["llvm"]
+
+
+def _target_machine(level: int):
+    """A target machine for the host (a new one each time: an execution engine owns its own)."""
+    llvm = binding()
+    if "cpu" not in _llvm:
+        _llvm["cpu"] = (llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
+    cpu, features = _llvm["cpu"]
+    return llvm.Target.from_default_triple().create_target_machine(
+        cpu=cpu, features=features, opt=level, codemodel="jitdefault")
+
+
+def undefined_symbols(obj: bytes) -> list[str]:
+    """The undefined symbols of a 64-bit little-endian ELF object (what the JIT must resolve)."""
+    if obj[:6] != b"\x7fELF\x02\x01":
+        return []
+    shoff, = struct.unpack_from("<Q", obj, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
+    names = []
+    for sh in sections:
+        if sh[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = sections[sh[6]][4]
+        for k in range(sh[5] // 24):
+            st_name, _, _, shndx, _, _ = struct.unpack_from("<IBBHQQ", obj, sh[4] + 24 * k)
+            if shndx == 0 and st_name:
+                end = obj.index(b"\0", strtab + st_name)
+                names.append(obj[strtab + st_name:end].decode())
+    return names
+
+
+def compile_ir(ir: str, level: int = OPT_LEVEL, name: str = "kernel"):
+    """The address of function ``name`` of ``ir`` compiled at LLVM -O``level`` (cached), and its
+    execution engine (keep it alive while the function may run)."""
+    key = (ir, level)
+    if key in _cache:
+        _cache.move_to_end(key)
+        return _cache[key]
+    llvm = binding()
+    tm = _target_machine(level)
+    mod = llvm.parse_assembly(ir)
+    mod.triple = tm.triple
+    mod.data_layout = str(tm.target_data)
+    mod.verify()
+    pb = llvm.create_pass_builder(tm, llvm.PipelineTuningOptions(speed_level=level))
+    pb.getModulePassManager().run(mod, pb)
+    optimised = str(mod)
+    wide = _WIDE_DIVISION.search(optimised)
+    if wide:  # lowered to a libgcc call whatever this process provides: refuse it outright
+        raise UnresolvedSymbol(f"the optimised code has a wide division ({wide.group(0)})")
+    objects: list[bytes] = []
+    ee = llvm.create_mcjit_compiler(mod, tm)
+    ee.set_object_cache(lambda _m, data: objects.append(bytes(data)), lambda _m: None)
+    ee.finalize_object()
+    missing = [s for obj in objects for s in undefined_symbols(obj) if not llvm.address_of_symbol(s)]
+    if missing:
+        raise UnresolvedSymbol(f"the compiled code calls {', '.join(sorted(set(missing)))}, "
+                               f"which this process does not provide")
+    entry = (ee, ee.get_function_address(name))
+    _cache[key] = entry
+    if len(_cache) > _CACHE_SIZE:
+        _cache.popitem(last=False)
+    return entry
+
+
+def kernel_function(address: int, storages: int):
+    """A ctypes function for a kernel's address: (counts, where, fuel, block, *storages)."""
+    proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                             ctypes.c_int64, *[ctypes.c_void_p] * storages)
+    return proto(address)
+
+
+def pack(nic: NIC, names: tuple[str, ...]) -> list[array]:
+    """Each storage as a C array (i64 values beyond i64, which only a hand-written input can
+    hold, raise Untranslatable)."""
+    try:
+        return [array("d" if nic.buffers[n].dtype == "f64" else "q", nic.buffers[n].data) for n in names]
+    except (OverflowError, TypeError) as e:
+        raise Untranslatable(f"a value the engine cannot hold: {e}") from None
+
+
+def unpack(nic: NIC, names: tuple[str, ...], arrays: list[array]) -> None:
+    for n, a in zip(names, arrays):
+        nic.buffers[n].data[:] = a.tolist()
+
+
+def choose_level(ir: str) -> int:
+    """The LLVM optimisation level for a function (:data:`BIG_IR_LINES`)."""
+    return OPT_LEVEL if ir.count("\n") <= BIG_IR_LINES else 0
+
+
+def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,
+        *, level: int | None = None, strict: bool = False) -> Execution:
+    """Run from the counter's current value until END, as :func:`.engine.run` (untraced) does.
+
+    A program the translation leaves alone runs on the reference, one whose code would call an
+    unresolved symbol on the python engine (``strict``: raise instead, for the fuzzers).
+    ``level``: LLVM's optimisation level (default: :func:`choose_level`). Raises
+    LLVMUnavailable when llvmlite cannot be loaded."""
+    start = time.perf_counter()
+    binding()
+    armed = arm(nic, counter)
+    try:
+        cfg = analyse(armed, counter.value)
+        tr = translate(nic, armed, cfg)
+        arrays = pack(nic, tr.storage)
+    except Untranslatable:
+        if strict:
+            raise
+        return run_reference(nic, counter, done, max_steps)
+    try:
+        _engine, address = compile_ir(tr.ir, choose_level(tr.ir) if level is None else level)  # the cache keeps the engine alive
+    except UnresolvedSymbol:
+        if strict:
+            raise
+        from . import pyengine
+
+        return pyengine.run(nic, counter, done, max_steps)
+    kernel = kernel_function(address, len(arrays))
+    pointers = [a.buffer_info()[0] for a in arrays]
+    counts = (ctypes.c_int64 * max(1, len(tr.order)))()
+    where = ctypes.c_int64()
+    fuel, block = max_steps, cfg.entry
+    while True:
+        status = kernel(counts, ctypes.byref(where), fuel, block, *pointers)
+        pc = where.value
+        steps = sum(n * size for n, size in zip(counts, tr.sizes))
+        if status == RECOUNT and steps + cfg.reserve[pc] <= max_steps:
+            fuel, block = max_steps - steps, pc  # the estimate was loose: go on from this header
+            continue
+        break
+    unpack(nic, tr.storage, arrays)
+    fires = _fires(tr, cfg, counts, armed.size)
+    if status == FAULT:  # nothing of the faulting tuple has run: its block's count includes it
+        block_of = next(b for b in cfg.blocks.values() if pc in b.pcs)
+        for later in block_of.pcs[block_of.pcs.index(pc):]:
+            fires[later] -= 1
+        steps = sum(fires)
+    if status in (FAULT, RECOUNT):  # the reference fires the faulting tuple, or the last ones
+        counter.value = pc
+        steps = run_fast(prepare(nic, counter), counter, fires, max_steps, steps)
+        return _finish(done, armed, fires, steps, start)
+    counter.value = pc
+    if status == OFF_END:
+        raise off_end(armed, pc)
+    return _finish(done, armed, fires, steps, start)
+
+
+def _fires(tr, cfg, counts, size: int) -> list[int]:
+    """Fire counts per PC value from the block counters."""
+    fires = [0] * size
+    for start, n in zip(tr.order, counts):
+        for pc in cfg.blocks[start].pcs:
+            fires[pc] += n
+    return fires
+
+
+def _finish(done: CountingEvent, armed, fires: list[int], steps: int, start: float) -> Execution:
+    done.value += 1
+    return Execution(fires_by_tuple(fires, armed.k_at), steps, time.perf_counter() - start, "llvm")

@@ -1,0 +1,96 @@
+"""The llvm engine's own cases (docs/engines.md); its differential tests against the reference are
+in ``test_engines.py``.
+
+* every operation on special values, through vector ops, bit for bit against the reference (one
+  compiled program per element type);
+* the runtime-symbol trap: code that would call a symbol this process does not provide (a
+  128-bit division's libgcc helper) is refused before it runs;
+* without llvmlite, ``inca run --engine llvm`` fails with one line and the usage exit code;
+* ``inca run --cpu`` prints the two CPU times (text and JSON).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from inca.interpreter import cli, llvmengine
+from inca.interpreter.loader import execute
+from inca.interpreter.profiles import load_profile
+from inca.lang.diagnostics import EXIT_USAGE
+from inca.lang.isa import OPCODES, semantics
+from inca.lang.tuples import encode
+from inca.compiler.assembler import assemble_text
+from test_engines import F64S, I64S, assert_same
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("dtype", ["i64", "f64"])
+def test_every_operation_on_special_values_is_the_reference_s(dtype):
+    values = I64S if dtype == "i64" else F64S
+    pairs = list(itertools.product(values, values))
+    nonzero = [(r, s) for r, s in pairs if s != 0]  # an i64 division by zero faults the whole op
+    ops = [op for op, spec in OPCODES.items() if spec.form.name == "BINARY" and semantics(spec, dtype)]
+    lines = [f".input R {dtype}[{len(pairs)}]", f".input S {dtype}[{len(pairs)}]",
+             f".input P {dtype}[{len(nonzero)}]", f".input Q {dtype}[{len(nonzero)}]"]
+    for op in ops:
+        a, b, n = ("P", "Q", len(nonzero)) if op in ("DIV", "MOD") and dtype == "i64" else ("R", "S", len(pairs))
+        lines += [f".output d{op} {dtype}[{n}]", f"PUTL d{op}[0:{n}], {a}[0:{n}]",
+                  f"{op} d{op}[0:{n}], d{op}[0:{n}], {b}[0:{n}]"]
+        # and one element at a time, as a scalar op computes it
+        lines += [f".output e{op} {dtype}", f"PUTL e{op}, {a}[{n - 1}]", f"{op} e{op}, e{op}, {b}[{n - 1}]"]
+    tp = encode(assemble_text("\n".join(lines + ["END"]) + "\n", "ops.incaa"))
+    inputs = {"R": [r for r, _ in pairs], "S": [s for _, s in pairs],
+              "P": [r for r, _ in nonzero], "Q": [s for _, s in nonzero]}
+    prof = load_profile("base")
+    assert_same(execute(tp, prof, inputs, engine="llvm"), execute(tp, prof, inputs), "llvm")
+
+
+def test_code_calling_a_symbol_the_process_lacks_is_refused():
+    missing = ("declare i64 @inca_no_such_symbol(i64)\n"
+               "define i64 @kernel(i64 %a) {\n  %r = call i64 @inca_no_such_symbol(i64 %a)\n"
+               "  ret i64 %r\n}\n")
+    with pytest.raises(llvmengine.UnresolvedSymbol, match="inca_no_such_symbol"):
+        llvmengine.compile_ir(missing, 0)
+    wide = ("define i64 @kernel(i64 %a, i64 %b) {\n  %x = sext i64 %a to i128\n"
+            "  %y = sext i64 %b to i128\n  %q = sdiv i128 %x, %y\n  %t = trunc i128 %q to i64\n"
+            "  ret i64 %t\n}\n")
+    with pytest.raises(llvmengine.UnresolvedSymbol, match="i128"):
+        llvmengine.compile_ir(wide, 2)
+    # a call LLVM makes of frem resolves in this process (libm's fmod), so it is accepted
+    frem = "define double @kernel(double %a, double %b) {\n  %r = frem double %a, %b\n  ret double %r\n}\n"
+    llvmengine.compile_ir(frem, 2)
+
+
+def test_without_llvmlite_the_llvm_engine_fails_with_one_line(monkeypatch):
+    monkeypatch.setattr(llvmengine, "_llvm", {})
+    monkeypatch.setitem(sys.modules, "llvmlite", None)  # what a failed import leaves
+    monkeypatch.setitem(sys.modules, "llvmlite.binding", None)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["run", str(ROOT / "examples" / "asm" / "dot-product.incaa"), "--seed", "1",
+                         "--engine", "llvm"])
+    assert code == EXIT_USAGE and out.getvalue() == ""
+    assert err.getvalue().startswith("inca: error: the llvm engine needs llvmlite")
+    assert err.getvalue().count("\n") == 1 and "Traceback" not in err.getvalue()
+
+
+def test_inca_run_cpu_times_the_kernel_compiled_for_this_machine():
+    path = str(ROOT / "examples" / "asm" / "dot-product.incaa")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["run", path, "--seed", "1", "--cpu", "--json"])
+    assert code == 0, err.getvalue()
+    doc = json.loads(out.getvalue())
+    assert list(doc)[-2:] == ["engine", "cpu"] and list(doc["cpu"]) == ["o0_us", "o2_us", "note"]
+    assert doc["cpu"]["o0_us"] > 0 and doc["cpu"]["o2_us"] > 0
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["run", path, "--seed", "1", "--cpu"]) == 0
+    assert [line.split()[:2] for line in out.getvalue().splitlines()[-2:]] == [["cpu", "-O0"], ["cpu", "-O2"]]
