@@ -53,7 +53,7 @@ def run_on_cluster(address: str, fn: Callable, tasks: list) -> Iterator[tuple[in
                         f"this one is {mine})", "install the same incac on every worker")
         futures = {client.submit(fn, t, pure=False): i for i, t in enumerate(tasks)}
         try:
-            for f in as_completed(futures):
+            for f in as_completed(futures, loop=client.loop):
                 yield futures[f], f.result()
         except BaseException:  # a kernel's diagnostic or Ctrl-C: withdraw the rest
             client.cancel(list(futures))
