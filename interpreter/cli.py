@@ -14,7 +14,7 @@ from ..compiler.cmdline import parse_command_line
 from ..compiler.frontend import add_compile_options, any_int, compile_options, positive_int
 from ..lang import __version__
 from ..lang.diagnostics import (EXIT_ERROR, EXIT_FAULT, EXIT_INTERNAL, EXIT_OK, EXIT_STEPS,
-                                EXIT_USAGE, Diagnostic, DiagnosticError, quote_file)
+                                EXIT_USAGE, DiagnosticError)
 
 EPILOG = """\
 examples:
@@ -180,24 +180,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def fault_diagnostic(tp, fault) -> Diagnostic:
-    """A runtime fault as a diagnostic pointing at the instruction's source line."""
-    if fault.k is None:
-        return Diagnostic(f"runtime error: {fault.message}", file=tp.source or "inca")
-    t = tp.tuples[fault.k - 1]
-    msg = f"runtime error: {fault.message} in tuple {fault.k} '{t.instr().text()}'"
-    hint = "raise the limit with --max-steps N" if fault.kind == "steps" else None
-    if t.loc is None:
-        return Diagnostic(msg, None, hint, file=tp.source or "inca")
-    return Diagnostic(msg, t.loc, hint, quote_file(t.loc))
-
-
 def cmd_run(args) -> int:
     """``inca run``."""
     from ..compiler.frontend import load_tuples
     from .engine import RuntimeFault, StepLimit
     from .inputs import check_footprint, gather_inputs, to_json_data, to_text
-    from .loader import execute, summary_lines, time_us_text
+    from .loader import execute, fault_diagnostic, summary_lines, time_us_text
     from .profiles import load_profile
 
     tp = load_tuples(args.file, compile_options(args))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TextIO
 
-from ..lang.diagnostics import Diagnostic, DiagnosticError
+from ..lang.diagnostics import Diagnostic, DiagnosticError, quote_file
 from ..lang.isa import OPCODES, OpClass
 from ..lang.program import Imm, vector_elements
 from ..lang.tuples import DONE, PC, TupleProgram
@@ -226,3 +226,15 @@ def summary_lines(r: RunResult) -> list[str]:
             f"messages        {r.messages}",
             f"memory accesses {r.memory_accesses}",
             f"time            {time_us_text(r.time_ns)} us ({ns_text(r.time_ns)} ns)"]
+
+
+def fault_diagnostic(tp, fault) -> Diagnostic:
+    """A runtime fault as a diagnostic pointing at the instruction's source line."""
+    if fault.k is None:
+        return Diagnostic(f"runtime error: {fault.message}", file=tp.source or "inca")
+    t = tp.tuples[fault.k - 1]
+    msg = f"runtime error: {fault.message} in tuple {fault.k} '{t.instr().text()}'"
+    hint = "raise the limit with --max-steps N" if fault.kind == "steps" else None
+    if t.loc is None:
+        return Diagnostic(msg, None, hint, file=tp.source or "inca")
+    return Diagnostic(msg, t.loc, hint, quote_file(t.loc))

@@ -127,22 +127,18 @@ def run_task(task: Task) -> Done:
     """Compile, check the data against every profile (before any input is made, as ``inca run``
     does), run once under no capacity, and price under each profile."""
     global RECORDING
-    from ..compiler.incaq.pipeline import compile_source
-    from ..lang.diagnostics import DiagnosticError, Source
-    from ..lang.tuples import encode, to_json
+    from ..compiler.frontend import Options, compile_text
+    from ..lang.diagnostics import DiagnosticError
+    from ..lang.tuples import to_json
     from .engine import RuntimeFault
     from .inputs import check_footprint, gather_inputs
-    from .loader import execute, price
+    from .loader import execute, fault_diagnostic, price
     from .profiles import make_profile
 
     r = task.run
-    level = None
-    if r.opt != "0":
-        from ..compiler.opt.pipeline import Level
-
-        level = Level(2 if r.opt == "fast" else int(r.opt), r.opt == "fast")
-    defines = {"PAYLOAD": r.payload, **dict(r.kparams)}
-    tp = encode(compile_source(Source(r.path, task.text), defines, (), r.variant == "clobber", level))
+    options = Options({"PAYLOAD": r.payload, **dict(r.kparams)}, 2 if r.opt == "fast" else int(r.opt),
+                      (), r.variant == "clobber", r.opt == "fast")
+    tp = compile_text(r.path, task.text, options)
     for profile in task.profiles:
         check_footprint(tp, profile)
     if RECORDING is None:
@@ -151,8 +147,6 @@ def run_task(task: Task) -> Done:
     try:
         result = execute(tp, RECORDING, inputs, MAX_STEPS, None, task.engine)
     except RuntimeFault as fault:
-        from .cli import fault_diagnostic
-
         raise DiagnosticError([fault_diagnostic(tp, fault)]) from None
     cells = []
     for profile in task.profiles:
@@ -340,17 +334,24 @@ def rows(study: Study, cells: dict[Run, tuple[list[Point], list]], paper: PaperF
     prof_axes = [a for a in study.axes if a.kind == "profile"]
     kern_axes = [a for a in study.axes if a.kind == "kernel"]
     order = {a.name: {v: i for i, v in enumerate(a.values)} for a in study.axes}
+    engine = (("engine", study.engine),) if study.show_engine else ()
+    # what depends on the profile point alone, worked out once per point rather than per row
+    per_point = {}
+    for pt in next(iter(cells.values()))[0] if cells else []:
+        per_point[pt.key] = (dict(zip((a.name for a in prof_axes), pt.values)),
+                             study.profiles.index(pt.name))
     out = []
     for run, (pts, got) in cells.items():
-        kp = dict(run.kparams)
+        kp = {a.name: (str(dict(run.kparams)[a.name]) if a.name in dict(run.kparams) else None)
+              for a in kern_axes}
+        head = (run.kernel, VARIANTS.index(run.variant), OPTS.index(run.opt))
         for pt, (count, time_ns) in zip(pts, got):
-            grid = dict(zip((a.name for a in prof_axes), pt.values))
-            grid.update({a.name: (str(kp[a.name]) if a.name in kp else None) for a in kern_axes})
-            dims = ((("engine", study.engine),) if study.show_engine else ()) + tuple(
-                (a.name, None if grid[a.name] is None else a.value(grid[a.name])) for a in study.axes)
+            grid, profile_index = per_point[pt.key]
+            grid = {**grid, **kp}
+            dims = engine + tuple((a.name, None if grid[a.name] is None else a.value(grid[a.name]))
+                                  for a in study.axes)
             figures = _paper_figures(run, pt, count, paper) if not run.kparams else (None, None, None)
-            key = (run.kernel, VARIANTS.index(run.variant), OPTS.index(run.opt),
-                   study.profiles.index(pt.name),
+            key = (*head, profile_index,
                    tuple(-1 if grid[a.name] is None else order[a.name][grid[a.name]] for a in study.axes),
                    run.payload)
             out.append((key, Row(run.kernel, run.variant, run.opt, pt.name, run.payload, count,
