@@ -78,6 +78,15 @@ def load_tuples(path: str, options: Options = Options()) -> TupleProgram:
     return encode(load_program(path, options))
 
 
+def compile_text(path: str, text: str, options: Options = Options()) -> TupleProgram:
+    """The tuple program of INCA-Q ``text`` named ``path``, as :func:`load_tuples` would give it
+    from the file (a study's worker is sent the text, not the file)."""
+    from .incaq.pipeline import compile_source
+
+    return encode(compile_source(Source(path, text), options.defines, options.include,
+                                 options.clobber, options.level))
+
+
 def _define(text: str) -> tuple[str, int]:
     """argparse type for -D: NAME=INT."""
     name, sep, value = text.partition("=")

@@ -14,7 +14,7 @@ from ..compiler.cmdline import parse_command_line
 from ..compiler.frontend import add_compile_options, any_int, compile_options, positive_int
 from ..lang import __version__
 from ..lang.diagnostics import (EXIT_ERROR, EXIT_FAULT, EXIT_INTERNAL, EXIT_OK, EXIT_STEPS,
-                                EXIT_USAGE, Diagnostic, DiagnosticError, quote_file)
+                                EXIT_USAGE, DiagnosticError)
 
 EPILOG = """\
 examples:
@@ -32,6 +32,13 @@ def _param(text: str) -> tuple[str, str]:
     if not sep:
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
     return name.strip(), value.strip()
+
+
+def _grid(text: str) -> tuple[str, str]:
+    name, sep, values = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=V1,V2,... or NAME=START:STOP:STEP, not {text!r}")
+    return name.strip(), values.strip()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,29 +79,47 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  inca report\n  inca report --format csv --profiles scratchpad,base\n"
                "  inca report --kernels dot-product,hadamard-product --variants default,clobber\n"
                "  inca report --opt 0,2,fast --profiles scratchpad\n"
-               "  inca report --plot runtimes.png",
+               "  inca report --plot runtimes.png\n"
+               "  inca report --kernels matrix-multiplication --payloads 8192 --profiles scratchpad "
+               "--grid link_gbps=102.4,400,1000\n"
+               "  inca report --study examples/studies/link-and-access.toml --plot study.png --x link_gbps",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    rep.add_argument("--kernels", default="all", metavar="LIST",
+    rep.add_argument("--kernels", metavar="LIST",
                      help="comma-separated kernel names, or all (default)")
-    rep.add_argument("--kernels-dir", default="examples/kernels", metavar="DIR",
+    rep.add_argument("--kernels-dir", metavar="DIR",
                      help="folder of .incaq kernels (default examples/kernels)")
     rep.add_argument("--payloads", metavar="LIST", help="bytes per input array (default: the "
                      "paper's 128,256,512,1024,2048,4096,8192)")
-    rep.add_argument("--profiles", default="scratchpad,base", metavar="LIST",
+    rep.add_argument("--profiles", metavar="LIST",
                      help="profiles to run under (default scratchpad,base)")
-    rep.add_argument("--variants", default="default,clobber", metavar="LIST",
-                     help="default and/or clobber (compiled with --clobber)")
-    rep.add_argument("--opt", default="0", metavar="LIST",
+    rep.add_argument("--variants", metavar="LIST",
+                     help="default and/or clobber (compiled with --clobber; default both)")
+    rep.add_argument("--opt", metavar="LIST",
                      help="optimisation levels to compile at: 0, 1, 2 and/or fast (default 0); the "
                           "rows of -O2 and -Ofast are shown beside the paper's hand-tuned parallel "
                           "and advanced-parallel rows")
+    rep.add_argument("--engine", metavar="NAME",
+                     help="the engine that runs the kernels (default: inca run's); adds an engine "
+                          "column")
+    rep.add_argument("--grid", metavar="NAME=VALUES", action="append", type=_grid, default=[],
+                     help="sweep a profile parameter or a kernel param too: NAME=V1,V2,... or "
+                          "NAME=START:STOP:STEP (repeatable; docs/studies.md)")
+    rep.add_argument("--study", metavar="FILE", help="a study file (TOML) with the dimensions; "
+                     "options given on the command line override it")
     rep.add_argument("--format", choices=("table", "csv", "json", "markdown"), default="table")
     rep.add_argument("--plot", metavar="FILE", help="draw runtime against payload (.png or .svg; "
                      "needs matplotlib: pip install -e '.[plot]')")
+    rep.add_argument("--x", metavar="NAME", help="the dimension the plot's x axis shows "
+                     "(default payload)")
     rep.add_argument("--paper", metavar="DIR", help="folder of the paper's CSV figures (default: "
                      "$INCA_PAPER_DIR, else the copy the package ships)")
     rep.add_argument("-j", "--jobs", type=positive_int, metavar="N",
                      help="worker processes (default: one per core)")
+    rep.add_argument("--cache", metavar="DIR", help="where finished cells are kept (default "
+                     "$XDG_CACHE_HOME/incac, else ~/.cache/incac)")
+    rep.add_argument("--no-cache", action="store_true", help="compute every cell, store nothing")
+    rep.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the executions on this "
+                     "Dask cluster (needs pip install 'incac[cluster]')")
     rep.add_argument("-o", dest="output", metavar="FILE", help="write the report to FILE")
     rep.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_repl_parser(sub)
@@ -159,25 +184,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def fault_diagnostic(tp, fault) -> Diagnostic:
-    """A runtime fault as a diagnostic pointing at the instruction's source line."""
-    if fault.k is None:
-        return Diagnostic(f"runtime error: {fault.message}", file=tp.source or "inca")
-    t = tp.tuples[fault.k - 1]
-    msg = f"runtime error: {fault.message} in tuple {fault.k} '{t.instr().text()}'"
-    hint = "raise the limit with --max-steps N" if fault.kind == "steps" else None
-    if t.loc is None:
-        return Diagnostic(msg, None, hint, file=tp.source or "inca")
-    return Diagnostic(msg, t.loc, hint, quote_file(t.loc))
-
-
 def cmd_run(args) -> int:
     """``inca run``."""
     from ..compiler.frontend import load_tuples
     from .engine import RuntimeFault, StepLimit
     from .inputs import check_footprint, gather_inputs, to_json_data, to_text
     from .llvmengine import LLVMUnavailable
-    from .loader import execute, summary_lines, time_us_text
+    from .loader import execute, fault_diagnostic, summary_lines, time_us_text
     from .profiles import load_profile
 
     tp = load_tuples(args.file, compile_options(args))

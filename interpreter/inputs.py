@@ -24,24 +24,32 @@ JSON_BYTES_PER_ELEMENT = 64
 JSON_MIN_BYTES = 1 << 20
 
 
+def data_bytes(tp: TupleProgram) -> int:
+    """Bytes of the program's data, from its declarations alone (a view adds nothing)."""
+    return sum(b.nbytes for b in tp.buffers if b.alias is None)
+
+
 def check_footprint(tp: TupleProgram, profile: "Profile | None" = None) -> None:
     """Refuse a program whose data the model cannot hold, before any input is generated or any
     buffer allocated: more than :data:`SIMULATION_LIMIT` bytes, or more than the profile's
     scratchpad. ``inca run``, ``inca report``, the REPL's ``:load`` and every install call this
     first; sizes come from the declarations alone, so the check costs nothing."""
-    need = sum(b.nbytes for b in tp.buffers if b.alias is None)
+    check_data(tp.source or "inca", data_bytes(tp), profile)
+
+
+def check_data(source: str, need: int, profile: "Profile | None" = None) -> None:
+    """:func:`check_footprint` from the data size alone (pricing a recorded run checks the same)."""
     if need > SIMULATION_LIMIT:
         raise DiagnosticError([Diagnostic(
             f"the program's data needs {need} bytes; the reference model simulates at most "
-            f"{SIMULATION_LIMIT} bytes (1 GiB)", None, "use a smaller payload",
-            file=tp.source or "inca")])
+            f"{SIMULATION_LIMIT} bytes (1 GiB)", None, "use a smaller payload", file=source)])
     capacity = profile.capacity if profile is not None else None
     if capacity is not None and need > capacity:
         raise DiagnosticError([Diagnostic(
             f"the program's data needs {need} bytes but the scratchpad of profile "
             f"'{profile.name}' holds {capacity} bytes", None, "use a smaller payload, a profile "
             "with a larger scratchpad_bytes, or the base profile (data in host memory)",
-            file=tp.source or "inca")])
+            file=source)])
 
 
 def _fail(message: str, hint: str | None = None) -> DiagnosticError:

@@ -2,23 +2,25 @@
 read the results.
 
 :func:`execute` is the one entry point the command-line tool, the REPL and the reports use.
-Statistics are derived from the engine's per-tuple fire counts and each tuple's static
-properties (class, vector length, cost under the profile): time is the sum over executed tuples
-of their cost, as MODEL.md 3 says.
+Execution and pricing are separate: an engine leaves per-tuple fire counts, :func:`tally` groups
+them by what the cost model prices (class, immediate source, vector length; nothing a profile
+changes), and :func:`price`, the one pricing function, turns a tally and a profile into the
+statistics: time is the sum over executed tuples of their cost, as MODEL.md 3 says. A run is thus
+priced under any number of profiles without running it again (``inca report --grid``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TextIO
 
-from ..lang.diagnostics import Diagnostic, DiagnosticError
+from ..lang.diagnostics import Diagnostic, DiagnosticError, quote_file
 from ..lang.isa import OPCODES, OpClass
 from ..lang.program import Imm, vector_elements
 from ..lang.tuples import DONE, PC, TupleProgram
 from . import pyengine, selection
 from .engine import Execution, run
-from .inputs import check_footprint
+from .inputs import check_data, check_footprint, data_bytes
 from .nic import NIC, NICError
 from .profiles import Profile
 
@@ -52,6 +54,61 @@ def tuple_info(tp: TupleProgram, profile: Profile) -> list[TupleInfo]:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """A run's fire counts grouped by what the cost model prices, and the data size the footprint
+    check needs: everything :func:`price` reads, and nothing a profile changes."""
+
+    source: str  # the program's file, for the footprint diagnostic
+    data_bytes: int
+    # (class, source is an immediate, vector length or None, fires), END excluded, in a fixed order
+    groups: tuple[tuple[OpClass, bool, int | None, int], ...]
+
+
+def tally(tp: TupleProgram, fires: list[int]) -> Tally:
+    """Group per-tuple fire counts (``fires[k]`` for tuple k) by class, immediate source and
+    vector length."""
+    decls = {b.name: b for b in tp.buffers}
+    groups: dict[tuple[OpClass, bool, int | None], int] = {}
+    for k, n in enumerate(fires[1:], 1):
+        if not n:
+            continue
+        ins = tp.tuples[k - 1].instr()
+        cls = OPCODES[ins.op].opclass
+        if not cls.counted:
+            continue
+        key = (cls, isinstance(ins.src, Imm), vector_elements(ins, decls))
+        groups[key] = groups.get(key, 0) + n
+    order = sorted(groups, key=lambda g: (CLASSES.index(g[0].label), g[1], g[2] is not None, g[2] or 0))
+    return Tally(tp.source or "inca", data_bytes(tp), tuple((*g, groups[g]) for g in order))
+
+
+@dataclass(frozen=True)
+class Priced:
+    """The statistics of a run under one profile."""
+
+    instructions: int
+    by_class: dict[str, int]
+    messages: int
+    memory_accesses: int
+    time_ns: Fraction
+
+
+def price(t: Tally, profile: Profile) -> Priced:
+    """The one pricing function: statistics of a tallied run under ``profile``. A profile the
+    program's data does not fit is the same diagnostic as installing it (check_footprint)."""
+    check_data(t.source, t.data_bytes, profile)
+    by_class = dict.fromkeys(CLASSES, 0)
+    accesses = 0
+    time_ns = Fraction(0)
+    for cls, imm, elements, n in t.groups:
+        by_class[cls.label] += n
+        accesses += n * cls.accesses * (elements or 1)
+        time_ns += n * profile.cost(cls, imm, elements)
+    instructions = sum(by_class.values())
+    return Priced(instructions, by_class, instructions, accesses, time_ns)
+
+
+@dataclass(frozen=True)
 class RunResult:
     """Outputs and statistics of one run."""
 
@@ -66,6 +123,7 @@ class RunResult:
     profile: Profile
     wall_s: float
     tuples_per_s: float
+    tally: Tally  # what :func:`reprice` prices the same run from under another profile
     engine: str = "reference"  # the engine that ran it; its wall time includes any translation
 
 
@@ -121,7 +179,7 @@ def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None =
         ex = llvmengine.run(nic, pc, done, max_steps)
     else:
         ex = run(nic, pc, done, max_steps, trace, describe, cost)
-    return summarize(tp, nic, info, ex, profile)
+    return summarize(tp, nic, ex, profile)
 
 
 def _describe(tp: TupleProgram, k: int) -> str:
@@ -131,31 +189,29 @@ def _describe(tp: TupleProgram, k: int) -> str:
     return f"{t.instr().text():<28} {where:<16}"
 
 
-def summarize(tp: TupleProgram, nic: NIC, info: list[TupleInfo], ex: Execution,
-              profile: Profile) -> RunResult:
-    """Statistics from per-tuple fire counts (END never counts)."""
-    by_class = dict.fromkeys(CLASSES, 0)
-    accesses = 0
-    time_ns = Fraction(0)
-    for k, n in enumerate(ex.fires[1:], 1):
-        if not n:
-            continue
-        ti = info[k - 1]
-        if not ti.opclass.counted:
-            continue
-        by_class[ti.opclass.label] += n
-        accesses += n * ti.opclass.accesses * (ti.elements or 1)
-        time_ns += n * ti.cost
-    instructions = sum(by_class.values())
+def summarize(tp: TupleProgram, nic: NIC, ex: Execution, profile: Profile) -> RunResult:
+    """Outputs read back from the NIC and the statistics of the run's fire counts (END never
+    counts) under ``profile``."""
     outputs = {}
     for b in tp.buffers:
         if b.role in ("output", "inout"):
             data = nic.read(b.name)
             outputs[b.name] = data if b.shape else data[0]
+    t = tally(tp, ex.fires)
+    p = price(t, profile)
     rate = ex.steps / ex.wall_s if ex.wall_s > 0 else 0.0
     return RunResult(outputs, {b.name: b.shape for b in tp.buffers},
-                     {b.name: b.dtype for b in tp.buffers}, instructions, by_class,
-                     instructions, accesses, time_ns, profile, ex.wall_s, rate, ex.engine)
+                     {b.name: b.dtype for b in tp.buffers}, p.instructions, p.by_class,
+                     p.messages, p.memory_accesses, p.time_ns, profile, ex.wall_s, rate,
+                     t, ex.engine)
+
+
+def reprice(r: RunResult, profile: Profile) -> RunResult:
+    """The same run under another profile, priced from its tally (the run's fire counts and
+    outputs do not depend on the profile), as :func:`execute` under that profile would give it."""
+    p = price(r.tally, profile)
+    return replace(r, instructions=p.instructions, by_class=p.by_class, messages=p.messages,
+                   memory_accesses=p.memory_accesses, time_ns=p.time_ns, profile=profile)
 
 
 def time_us_text(time_ns: Fraction) -> str:
@@ -178,3 +234,15 @@ def summary_lines(r: RunResult) -> list[str]:
             f"messages        {r.messages}",
             f"memory accesses {r.memory_accesses}",
             f"time            {time_us_text(r.time_ns)} us ({ns_text(r.time_ns)} ns)"]
+
+
+def fault_diagnostic(tp, fault) -> Diagnostic:
+    """A runtime fault as a diagnostic pointing at the instruction's source line."""
+    if fault.k is None:
+        return Diagnostic(f"runtime error: {fault.message}", file=tp.source or "inca")
+    t = tp.tuples[fault.k - 1]
+    msg = f"runtime error: {fault.message} in tuple {fault.k} '{t.instr().text()}'"
+    hint = "raise the limit with --max-steps N" if fault.kind == "steps" else None
+    if t.loc is None:
+        return Diagnostic(msg, None, hint, file=tp.source or "inca")
+    return Diagnostic(msg, t.loc, hint, quote_file(t.loc))

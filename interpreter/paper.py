@@ -37,16 +37,16 @@ class PaperFigures:
         """The published dynamic instruction count (published for the default variant only)."""
         return self.counts.get((kernel, payload)) if variant == "default" else None
 
-    def time_us(self, kernel: str, variant: str, profile_name: str, link_gbps: str | None,
+    def time_us(self, kernel: str, variant: str, setting: str, link_gbps: str | None,
                 payload: int) -> str | None:
-        """The published runtime for a kernel, variant and profile, as printed, if there is one."""
-        if variant == "default" and profile_name in ("scratchpad", "base"):
-            return self.runtimes.get((kernel, profile_name, payload))
-        if variant != "default" and profile_name == "scratchpad":
-            return self.runtimes.get((kernel, variant, payload))
-        if variant == "default" and link_gbps is not None and profile_name.startswith("scratchpad"):
-            return self.link.get((kernel, payload, link_gbps))
-        return None
+        """The published runtime, as printed, for a kernel and variant in one of the paper's
+        settings: ``scratchpad`` or ``base`` (its default profiles) or ``link`` (the scratchpad at
+        ``link_gbps``, its link-speed table); None if the paper has none."""
+        if setting == "link":
+            return self.link.get((kernel, payload, link_gbps)) if variant == "default" else None
+        if variant == "default":
+            return self.runtimes.get((kernel, setting, payload))
+        return self.runtimes.get((kernel, variant, payload)) if setting == "scratchpad" else None
 
 
 def load_paper(folder: Path | None) -> PaperFigures:

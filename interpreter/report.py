@@ -1,9 +1,9 @@
-"""``inca report``: kernels x payloads x profiles x variants, run on the model, beside the paper.
+"""``inca report``: kernels x payloads x profiles x variants x grids, beside the paper.
 
-Each (kernel, variant, payload) is compiled once and run under every profile with seeded inputs;
-sweeps run in a process pool. Rows carry what the model computed and, where the paper published a
-figure for the same thing, the paper's value. The report never recomputes the model: it reads
-:class:`~inca.interpreter.loader.RunResult`.
+The study's cells are computed by :mod:`.study` (each execution once, every profile point priced
+from its fire counts, cached, locally or on a Dask cluster); this module reads the options and
+the study file, checks them, and writes the rows as a table, CSV, JSON, Markdown and a plot. The
+report never recomputes the model.
 """
 from __future__ import annotations
 
@@ -12,87 +12,16 @@ import io
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..lang.diagnostics import Diagnostic, DiagnosticError
+from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..lang.numbers import NumberError, parse_int
 from ..lang.userfiles import cannot_write, check_output, write_text
 from .paper import PAYLOADS, PaperFigures
+from .study import OPTS, VARIANTS, Row
 
 FIELDS = ("kernel", "variant", "opt", "profile", "payload", "instructions", "time_us",
           "paper_instructions", "paper_time_us", "paper_row")
-VARIANTS = ("default", "clobber")
-OPTS = ("0", "1", "2", "fast")
-#: The paper's hand-tuned row an optimised level is shown beside (scratchpad profile only): -O2
-#: does what its "parallel" kernels do by hand, -Ofast what its "advanced-parallel" ones do.
-PAPER_ROW = {("2", "default"): "parallel", ("2", "clobber"): "parallel-clobber",
-             ("fast", "default"): "advanced-parallel", ("fast", "clobber"): "advanced-parallel"}
-SEED = 1
-
-
-@dataclass(frozen=True)
-class Row:
-    """One measured point."""
-
-    kernel: str
-    variant: str
-    opt: str
-    profile: str
-    payload: int
-    instructions: int
-    time_us: str
-    paper_instructions: int | None
-    paper_time_us: str | None
-    paper_row: str | None  # the paper's row the figures are from (its variant name)
-
-    @property
-    def exact(self) -> bool | None:
-        """True when every published figure equals the computed one (None: nothing published, or
-        an optimised row, which is compared with the paper's hand-tuned row, not reproduced)."""
-        if self.opt != "0":
-            return None
-        checks = []
-        if self.paper_instructions is not None:
-            checks.append(self.paper_instructions == self.instructions)
-        if self.paper_time_us is not None:
-            checks.append(self.paper_time_us == self.time_us)
-        return all(checks) if checks else None
-
-
-@dataclass(frozen=True)
-class Job:
-    """Compile one kernel variant at one payload, run it under each profile."""
-
-    path: str
-    kernel: str
-    variant: str
-    payload: int
-    profiles: tuple[str, ...]
-    opt: str = "0"
-
-
-def run_job(job: Job) -> list[tuple[str, int, str, str | None]]:
-    """(profile, instructions, time_us, link_gbps) for each profile of a job."""
-    from ..compiler.frontend import Options, load_tuples
-    from .inputs import check_footprint, gather_inputs
-    from .loader import execute, time_us_text
-    from .profiles import format_number, load_profile
-
-    opt = 2 if job.opt == "fast" else int(job.opt)
-    tp = load_tuples(job.path, Options({"PAYLOAD": job.payload}, opt, (), job.variant == "clobber",
-                                       job.opt == "fast"))
-    profiles = [load_profile(name) for name in job.profiles]
-    for profile in profiles:  # before any input is generated
-        check_footprint(tp, profile)
-    inputs = gather_inputs({b.name: b for b in tp.buffers}, [], SEED)
-    out = []
-    for name, profile in zip(job.profiles, profiles):
-        r = execute(tp, profile, inputs)
-        gbps = format_number(profile["link_gbps"]) if profile.memory == "scratchpad" else None
-        out.append((name, r.instructions, time_us_text(r.time_ns), gbps))
-    return out
 
 
 def kernel_files(folder: Path, names: list[str] | None) -> dict[str, Path]:
@@ -112,89 +41,46 @@ def kernel_files(folder: Path, names: list[str] | None) -> dict[str, Path]:
     return {n: found[n] for n in names}
 
 
-def sweep(kernels: dict[str, Path], payloads: list[int], profiles: list[str], variants: list[str],
-          paper: PaperFigures, jobs: int | None = None, progress: bool = False,
-          opts: tuple[str, ...] = ("0",)) -> list[Row]:
-    """Run every combination and attach the paper's figures; rows in a fixed order."""
-    work = [Job(str(path), name, v, p, tuple(profiles), o)
-            for name, path in kernels.items() for v in variants for o in opts for p in payloads]
-    results: dict[Job, list] = {}
-    workers = worker_count(jobs, len(work))
-    if workers == 1:
-        for i, job in enumerate(work, 1):
-            results[job] = run_job(job)
-            _progress(progress, i, len(work))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            try:
-                for i, (job, res) in enumerate(zip(work, pool.map(run_job, work)), 1):
-                    results[job] = res
-                    _progress(progress, i, len(work))
-            except BaseException:  # a kernel's diagnostic, or Ctrl-C: do not run the rest first
-                pool.shutdown(cancel_futures=True)
-                raise
-    if progress:
-        sys.stderr.write("\n")
-    rows = []
-    for job in work:
-        for profile, count, time_us, gbps in results[job]:
-            rows.append(_row(job, profile, count, time_us, gbps, paper))
-    rows.sort(key=lambda r: (r.kernel, VARIANTS.index(r.variant) if r.variant in VARIANTS else 9,
-                             OPTS.index(r.opt), profiles.index(r.profile), r.payload))
-    return rows
-
-
-def _row(job: Job, profile: str, count: int, time_us: str, gbps: str | None,
-         paper: PaperFigures) -> Row:
-    """A row with the paper's figures: its own row at -O0, its hand-tuned row above."""
-    if job.opt == "0":
-        published = paper.time_us(job.kernel, job.variant, profile, gbps, job.payload)
-        return Row(job.kernel, job.variant, job.opt, profile, job.payload, count, time_us,
-                   paper.count(job.kernel, job.variant, job.payload), published,
-                   (job.variant if job.variant != "default" else profile)
-                   if published is not None else None)
-    row = PAPER_ROW.get((job.opt, job.variant)) if profile == "scratchpad" else None
-    published = paper.time_us(job.kernel, row, profile, None, job.payload) if row else None
-    return Row(job.kernel, job.variant, job.opt, profile, job.payload, count, time_us, None,
-               published, row if published is not None else None)
-
-
 def worker_count(jobs: int | None, tasks: int) -> int:
-    """Processes for a sweep: ``-j`` (default one per usable core), but never more than there are
+    """Processes for a report: ``-j`` (default one per usable core), but never more than there are
     usable cores (the runs are CPU-bound: more processes only cost memory and start-up) or runs."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return max(1, min(jobs or cores, cores, tasks))
-
-
-def _progress(on: bool, done: int, total: int) -> None:
-    if on:
-        width = 30
-        filled = width * done // total
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} runs")
-        sys.stderr.flush()
 
 
 def _cell(v) -> str:
     return "" if v is None else str(v)
 
 
+def _dim_names(rows: list[Row]) -> list[str]:
+    return [name for name, _ in rows[0].dims] if rows else []
+
+
+def _values(r: Row) -> list:
+    """A row's values in column order: FIELDS with the study's dimensions after ``payload``."""
+    base = [getattr(r, f) for f in FIELDS]
+    return base[:5] + [v for _, v in r.dims] + base[5:]
+
+
+def columns(rows: list[Row]) -> list[str]:
+    """The column names: FIELDS, with the study's dimensions (engine, grid) after ``payload``."""
+    return [*FIELDS[:5], *_dim_names(rows), *FIELDS[5:]]
+
+
 def to_csv(rows: list[Row]) -> str:
-    """CSV with the FIELDS columns; empty cells where the paper has no figure."""
+    """CSV with the FIELDS columns (and the grid's); empty cells where the paper has no figure."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(FIELDS)
+    w.writerow(columns(rows))
     for r in rows:
-        w.writerow([_cell(getattr(r, f)) for f in FIELDS])
+        w.writerow([_cell(v) for v in _values(r)])
     return buf.getvalue()
 
 
 def to_json(rows: list[Row]) -> str:
-    """A JSON list of row objects (keys in FIELDS order; null where the paper has no figure)."""
-    out = []
-    for r in rows:
-        d = asdict(r)
-        out.append({f: d[f] for f in FIELDS})
-    return json.dumps(out, indent=1) + "\n"
+    """A JSON list of row objects (keys in column order; null where the paper has no figure)."""
+    names = columns(rows)
+    return json.dumps([dict(zip(names, _values(r))) for r in rows], indent=1) + "\n"
 
 
 def _delta(r: Row) -> str:
@@ -216,22 +102,27 @@ def _mark(r: Row) -> str:
 
 
 def _table_rows(rows: list[Row]) -> list[list[str]]:
-    return [[r.kernel, r.variant, f"-O{r.opt}", r.profile, str(r.payload), str(r.instructions),
-             _cell(r.paper_instructions), r.time_us, _cell(r.paper_time_us), _mark(r), _delta(r)]
-            for r in rows]
+    return [[r.kernel, r.variant, f"-O{r.opt}", r.profile, str(r.payload),
+             *(_cell(v) for _, v in r.dims), str(r.instructions), _cell(r.paper_instructions),
+             r.time_us, _cell(r.paper_time_us), _mark(r), _delta(r)] for r in rows]
 
 
 HEAD = ["kernel", "variant", "opt", "profile", "payload", "instr", "paper", "time_us", "paper_us",
         "match", "delta"]
 
 
+def _head(rows: list[Row]) -> list[str]:
+    return [*HEAD[:5], *_dim_names(rows), *HEAD[5:]]
+
+
 def to_table(rows: list[Row]) -> str:
     """An aligned text table with deltas and exact-match marks, then a summary line."""
     body = _table_rows(rows)
-    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(HEAD)]
-    right = {4, 5, 6, 7, 8}
+    head = _head(rows)
+    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
+    right = set(range(4, len(head) - 2))  # payload, the grid's values, the counts and times
     lines = []
-    for cells in [HEAD] + body:
+    for cells in [head] + body:
         lines.append("  ".join(c.rjust(w) if i in right else c.ljust(w)
                                for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -243,7 +134,8 @@ def to_table(rows: list[Row]) -> str:
 
 def to_markdown(rows: list[Row]) -> str:
     """A Markdown table (for READMEs and issues)."""
-    lines = ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
+    head = _head(rows)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for cells in _table_rows(rows):
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -252,8 +144,17 @@ def to_markdown(rows: list[Row]) -> str:
 FORMATS = {"table": to_table, "csv": to_csv, "json": to_json, "markdown": to_markdown}
 
 
-def plot(rows: list[Row], path: str) -> None:
-    """Runtime against payload per kernel (log-log), the paper's points overlaid."""
+def x_value(r: Row, x: str):
+    """A row's value in dimension ``x`` (``payload``, ``variant``, ``opt``, ``profile``, or one of
+    the study's dimensions)."""
+    if x in ("payload", "variant", "opt", "profile"):
+        return getattr(r, x)
+    return dict(r.dims).get(x)
+
+
+def plot(rows: list[Row], path: str, x: str = "payload") -> None:
+    """Runtime against ``x`` (default payload, log-log) per kernel, one line per setting of the
+    other dimensions, the paper's points overlaid."""
     try:
         import matplotlib
     except ImportError:
@@ -262,30 +163,39 @@ def plot(rows: list[Row], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    series: dict[tuple[str, str, str, int], list[Row]] = {}
+    others = [d for d in ("variant", "opt", "profile", "payload", *(n for n, _ in rows[0].dims))
+              if d != x] if rows else []
+    varying = [d for d in others if len({x_value(r, d) for r in rows}) > 1]
+    series: dict[tuple, list[Row]] = {}
     for r in rows:
-        series.setdefault((r.kernel, r.variant, r.profile, OPTS.index(r.opt)), []).append(r)
+        if x_value(r, x) is not None:
+            series.setdefault(tuple(_order(x_value(r, d)) for d in varying), []).append(r)
+    xs_all = sorted({x_value(r, x) for r in rows} - {None}, key=_order)
+    numeric = all(isinstance(_order(v), tuple) and _order(v)[0] == 0 for v in xs_all)
     kernels = sorted({r.kernel for r in rows})
     cols = min(4, len(kernels))
     nrows = -(-len(kernels) // cols)
     fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3.2 * nrows), squeeze=False)
     for ax, kernel in zip(axes.flat, kernels):
-        for (k, variant, profile, opt), pts in sorted(series.items()):
-            if k != kernel:
+        for _, pts in sorted(series.items()):
+            pts = sorted((p for p in pts if p.kernel == kernel), key=lambda p: _order(x_value(p, x)))
+            if not pts:
                 continue
-            label = profile if variant == "default" else f"{profile} {variant}"
-            label += f" -O{OPTS[opt]}" if opt else ""
-            xs = [p.payload for p in pts]
-            line, = ax.plot(xs, [float(p.time_us) for p in pts], marker=".", label=label)
-            paper = [(p.payload, float(p.paper_time_us)) for p in pts if p.paper_time_us]
+            label = _label(pts[0], varying)
+            pos = [(_order(x_value(p, x))[1] if numeric else xs_all.index(x_value(p, x))) for p in pts]
+            line, = ax.plot(pos, [float(p.time_us) for p in pts], marker=".", label=label)
+            paper = [(q, float(p.paper_time_us)) for q, p in zip(pos, pts) if p.paper_time_us]
             if paper:
-                what = f"paper's {pts[0].paper_row}" if opt else "paper"
+                what = f"paper's {pts[0].paper_row}" if pts[0].opt != "0" else "paper"
                 ax.scatter(*zip(*paper), marker="o", facecolors="none", edgecolors=line.get_color(),
                            s=60, label=f"{label} ({what})")
-        ax.set_xscale("log", base=2)
+        if x == "payload":
+            ax.set_xscale("log", base=2)
+        if not numeric:
+            ax.set_xticks(range(len(xs_all)), [str(v) for v in xs_all])
         ax.set_yscale("log")
         ax.set_title(kernel)
-        ax.set_xlabel("payload (bytes)")
+        ax.set_xlabel({"payload": "payload (bytes)", "link_gbps": "link speed (Gb/s)"}.get(x, x))
         ax.set_ylabel("runtime (us)")
         ax.legend(fontsize=6)
     for ax in list(axes.flat)[len(kernels):]:
@@ -299,7 +209,38 @@ def plot(rows: list[Row], path: str) -> None:
         plt.close(fig)
 
 
+def _order(v) -> tuple:
+    """Numbers (ints, exact decimal text such as ``102.4`` or ``1/3``) by value, before other text."""
+    from fractions import Fraction
+
+    if isinstance(v, int):
+        return (0, float(v))
+    try:
+        return (0, float(Fraction(str(v))))
+    except (ValueError, ZeroDivisionError):
+        return (1, str(v))
+
+
+def _label(r: Row, varying: list[str]) -> str:
+    parts = []
+    for d in varying:
+        v = x_value(r, d)
+        if d == "profile":
+            parts.append(v)
+        elif d == "variant":
+            parts.append("" if v == "default" else v)
+        elif d == "opt":
+            parts.append(f"-O{v}")
+        else:
+            parts.append(f"{d}={v}")
+    return " ".join(p for p in parts if p) or r.profile
+
+
 PLOT_FORMATS = (".png", ".svg", ".pdf")
+
+
+#: The engine a study runs on unless told: ``inca run``'s default.
+RUN_ENGINE = "auto"
 
 
 def parse_payloads(text: str | None) -> list[int]:
@@ -349,29 +290,73 @@ def _check_plot(path: str) -> None:
                                           file=path)])
 
 
-def cmd_report(args) -> int:
-    """``inca report``."""
-    from .profiles import load_profile
+def _list(args, study: dict, key: str, default: str) -> str:
+    """An option's text: the command line's, else the study file's, else the default."""
+    given = getattr(args, key)
+    return given if given is not None else str(study.get(key, default))
 
-    names = None if args.kernels in (None, "all") else [k.strip() for k in args.kernels.split(",")]
-    kernels = kernel_files(Path(args.kernels_dir), names)
-    payloads = parse_payloads(args.payloads)
-    profiles = [p.strip() for p in args.profiles.split(",")]
+
+def _dimensions(args):
+    """The study the options and the study file describe, checked before anything runs."""
+    from .grid import load_study, parse_grid
+    from .loader import ENGINES
+    from .profiles import load_profile
+    from .study import Study
+
+    study = load_study(args.study) if args.study else {}
+    kernels_text = _list(args, study, "kernels", "all")
+    names = None if kernels_text == "all" else [k.strip() for k in kernels_text.split(",")]
+    kernels = kernel_files(Path(args.kernels_dir or study.get("kernels_dir", "examples/kernels")), names)
+    payloads = parse_payloads(args.payloads if args.payloads is not None else study.get("payloads"))
+    profiles = [p.strip() for p in _list(args, study, "profiles", "scratchpad,base").split(",")]
     for p in profiles:
         load_profile(p)  # reject unknown profiles before starting the sweep
-    variants = [v.strip() for v in args.variants.split(",")]
+    variants = [v.strip() for v in _list(args, study, "variants", "default,clobber").split(",")]
     bad = [v for v in variants if v not in VARIANTS]
     if bad:
         raise DiagnosticError([Diagnostic(f"unknown variant {', '.join(bad)}",
                                           hint="variants: " + ", ".join(VARIANTS), file="--variants")])
-    opts = tuple(dict.fromkeys(o.strip() for o in args.opt.split(",")))
+    opts = tuple(dict.fromkeys(o.strip() for o in _list(args, study, "opt", "0").split(",")))
     bad = [o for o in opts if o not in OPTS]
     if bad:
         raise DiagnosticError([Diagnostic(f"unknown optimisation level {', '.join(bad)}",
                                           hint="levels: " + ", ".join(OPTS), file="--opt")])
+    engine = args.engine or study.get("engine")
+    if engine is not None and engine not in ENGINES:
+        raise DiagnosticError([Diagnostic(f"unknown engine {engine}", hint=did_you_mean(
+            engine, ENGINES) or "engines: " + ", ".join(ENGINES), file="--engine")])
+    axes = {a.name: a for a in parse_grid(study.get("grid", []), kernels, args.study or "--grid")}
+    axes.update({a.name: a for a in parse_grid(args.grid, kernels)})
+    return Study(kernels, payloads, profiles, variants, opts, engine or RUN_ENGINE, list(axes.values()),
+                 engine is not None)
+
+
+def _check_x(x: str | None, study) -> str:
+    names = ["payload", "variant", "opt", "profile", *(["engine"] if study.show_engine else []),
+             *(a.name for a in study.axes)]
+    if x is None:
+        return "payload"
+    if x not in names:
+        raise DiagnosticError([Diagnostic(f"cannot plot against '{x}': it is not a dimension of "
+                                          "this study", hint=did_you_mean(x, names) or
+                                          "dimensions: " + ", ".join(names), file="--x")])
+    return x
+
+
+def cmd_report(args) -> int:
+    """``inca report``."""
+    from .cache import Cache, default_dir
+    from .study import compute, rows as study_rows
+
+    study = _dimensions(args)
+    x = _check_x(args.x, study)
+    if args.x is not None and not args.plot:
+        raise DiagnosticError([Diagnostic("--x chooses the axis of a plot", hint="add --plot FILE",
+                                          file="--x")])
     paper_dir, paper = _paper(args.paper)
     # every output is checked before the sweep, against everything the report reads
-    read = [str(k) for k in kernels.values()] + [p for p in profiles if p.endswith(".toml")]
+    read = [str(k) for k in study.kernels.values()] + [p for p in study.profiles if p.endswith(".toml")]
+    read += [args.study] if args.study else []
     if paper_dir is not None:
         read += [str(f) for f in paper_dir.glob("*.csv")]
     output = args.output if args.output and args.output != "-" else None
@@ -380,13 +365,15 @@ def cmd_report(args) -> int:
     if args.plot:
         _check_plot(args.plot)
         check_output(args.plot, "inca", read + ([output] if output else []))
-    rows = sweep(kernels, payloads, profiles, variants, paper, args.jobs,
-                 progress=sys.stderr.isatty() and not args.quiet, opts=opts)
+    cache = None if args.no_cache else Cache(Path(args.cache) if args.cache else default_dir())
+    cells = compute(study, cache, lambda n: worker_count(args.jobs, n), args.scheduler,
+                    progress=sys.stderr.isatty() and not args.quiet)
+    rows = study_rows(study, cells, paper)
     text = FORMATS[args.format](rows)
     if output:
         write_text(output, text, "inca")
     else:
         sys.stdout.write(text)
     if args.plot:
-        plot(rows, args.plot)
+        plot(rows, args.plot, x)
     return 0

@@ -26,7 +26,7 @@ from ..lang.tuples import TupleProgram, encode, listing
 from .debugger import Debugging, Loaded
 from .engine import RuntimeFault, run
 from .inputs import check_footprint, parse_input
-from .loader import RunResult, install, summarize, tuple_info
+from .loader import RunResult, install, summarize
 from .nic import NIC
 from .profiles import Profile, load_profile
 from .protocol import Args, Reply, changed, help_text, resolve, shape_text, stats_table, value_text
@@ -212,7 +212,6 @@ class Session(Debugging):
         nic = NIC(self.profile)
         values = self._values_for(tp, everything=True)
         pc, done = install(tp, nic, {n: v for n, v in values.items() if n not in unit.fresh})
-        info = tuple_info(tp, self.profile)
         nic.ct_set(pc, 1)
         fault = None
         try:
@@ -233,7 +232,7 @@ class Session(Debugging):
         self._sync_paused(before)
         if fault is not None:
             raise DiagnosticError([self._fault_diag(tp, fault)])
-        result = summarize(tp, nic, info, ex, self.profile)
+        result = summarize(tp, nic, ex, self.profile)
         if result.instructions:
             lines = src.text.strip().splitlines()
             self.stats.append((lines[0] + (" ..." if len(lines) > 1 else ""), result))

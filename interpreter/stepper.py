@@ -18,7 +18,7 @@ from ..lang.isa import ArithmeticFault
 from ..lang.tuples import TupleProgram
 from .engine import (BoundsFault, Execution, RuntimeFault, StepLimit, fault_at, fires_by_tuple,
                      off_end, prepare)
-from .loader import RunResult, install, summarize, tuple_info
+from .loader import RunResult, install, summarize
 from .nic import NIC
 from .profiles import Profile
 
@@ -41,7 +41,6 @@ class Stepper:
         self.max_steps = max_steps
         self.nic = NIC(profile)
         self.counter, self.done = install(tp, self.nic, inputs)
-        self.info = tuple_info(tp, profile)
         self.nic.ct_set(self.counter, 1)
         self.prep = prepare(self.nic, self.counter)
         self.fires = [0] * self.prep.size  # per PC value, as the engine counts them
@@ -126,4 +125,4 @@ class Stepper:
 
     def result(self) -> RunResult:
         """Outputs and statistics so far, derived exactly as :func:`~.loader.execute` does."""
-        return summarize(self.tp, self.nic, self.info, self.execution(), self.profile)
+        return summarize(self.tp, self.nic, self.execution(), self.profile)

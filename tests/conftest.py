@@ -10,6 +10,8 @@ commit's result does not depend on luck; ``INCA_HYPOTHESIS=explore`` draws new o
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import settings
@@ -17,6 +19,17 @@ from hypothesis import settings
 settings.register_profile("suite", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("explore" if os.environ.get("INCA_HYPOTHESIS") == "explore" else "suite")
+
+
+def pytest_configure(config):
+    """Every ``inca report`` of the suite (in-process or a subprocess) caches in a folder of its
+    own, never in the user's cache."""
+    config._inca_cache = tempfile.mkdtemp(prefix="incac-test-cache-")
+    os.environ["XDG_CACHE_HOME"] = config._inca_cache
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(getattr(config, "_inca_cache", ""), ignore_errors=True)
 
 
 def pytest_addoption(parser):
