@@ -120,6 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--no-cache", action="store_true", help="compute every cell, store nothing")
     rep.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the executions on this "
                      "Dask cluster (needs pip install 'incac[cluster]')")
+    rep.add_argument("--cpu", action="store_true",
+                     help="instead: INCA's modeled time beside this machine's CPU (the kernel "
+                          "compiled at LLVM -O0 and -O2, measured; needs llvmlite) and the paper's "
+                          "Haswell, per kernel and payload")
     rep.add_argument("-o", dest="output", metavar="FILE", help="write the report to FILE")
     rep.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_repl_parser(sub)

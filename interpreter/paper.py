@@ -32,6 +32,7 @@ class PaperFigures:
     counts: dict[tuple[str, int], int] = field(default_factory=dict)
     runtimes: dict[tuple[str, str, int], str] = field(default_factory=dict)  # two-decimal text
     link: dict[tuple[str, int, str], str] = field(default_factory=dict)  # (kernel, payload, gbps)
+    cpu: dict[tuple[str, str, int], str] = field(default_factory=dict)  # (kernel, "-O0"/"-O2", payload)
 
     def count(self, kernel: str, variant: str, payload: int) -> int | None:
         """The published dynamic instruction count (published for the default variant only)."""
@@ -69,4 +70,11 @@ def load_paper(folder: Path | None) -> PaperFigures:
         with open(link, newline="", encoding="utf-8") as f:
             for row in csv.DictReader(f):
                 figures.link[(row["kernel"], int(row["payload"]), row["link_gbps"])] = row["runtime_us"]
+    cpu = folder / "cpu_runtimes_us.csv"
+    if cpu.is_file():  # the Haswell CPU's times of the same kernels in C (slides 51-52)
+        with open(cpu, newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                for p in PAYLOADS:
+                    if row.get(str(p)):
+                        figures.cpu[(row["kernel"], row["opt"], p)] = row[str(p)]
     return figures

@@ -365,6 +365,8 @@ def cmd_report(args) -> int:
     if args.plot:
         _check_plot(args.plot)
         check_output(args.plot, "inca", read + ([output] if output else []))
+    if args.cpu:
+        return _cpu_report(args, study, paper, output)
     cache = None if args.no_cache else Cache(Path(args.cache) if args.cache else default_dir())
     cells = compute(study, cache, lambda n: worker_count(args.jobs, n), args.scheduler,
                     progress=sys.stderr.isatty() and not args.quiet)
@@ -376,4 +378,33 @@ def cmd_report(args) -> int:
         sys.stdout.write(text)
     if args.plot:
         plot(rows, args.plot, x)
+    return 0
+
+
+def _cpu_report(args, study, paper, output: str | None) -> int:
+    """``inca report --cpu`` (cpu_report.py): measured in this process, never cached."""
+    from . import cpu_report
+    from .blocks import Untranslatable
+    from .cpu import CPUMismatch
+    from .llvmengine import LLVMUnavailable
+
+    for option, given in (("--grid", study.axes), ("--scheduler", args.scheduler),
+                          ("--x", args.x)):
+        if given:
+            raise DiagnosticError([Diagnostic(f"{option} does not apply to a --cpu report",
+                                              hint="the CPU is timed on this machine, per kernel "
+                                              "and payload", file=option)])
+    try:
+        rows = cpu_report.cpu_rows(study, paper, progress=sys.stderr.isatty() and not args.quiet)
+    except LLVMUnavailable as e:
+        raise DiagnosticError([Diagnostic(str(e), hint="pip install llvmlite", file="--cpu")]) from None
+    except (CPUMismatch, Untranslatable) as e:
+        raise DiagnosticError([Diagnostic(f"the CPU build of a kernel: {e}", file="--cpu")]) from None
+    text = cpu_report.FORMATS[args.format](rows)
+    if output:
+        write_text(output, text, "inca")
+    else:
+        sys.stdout.write(text)
+    if args.plot:
+        cpu_report.plot(rows, args.plot)
     return 0

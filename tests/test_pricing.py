@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from engine_fuzz import programs
 from test_engines import bits
 from inca.interpreter.engine import RuntimeFault
-from inca.interpreter.loader import RunResult, execute, reprice
+from inca.interpreter.loader import RunResult, execute, reprice, time_us_text
 from inca.interpreter.profiles import format_number, make_profile
 from inca.lang.diagnostics import DiagnosticError
 
@@ -74,3 +74,11 @@ def test_repriced_run_equals_direct_run(case, drawn):
                 a, b = {k: bits(v) for k, v in a.items()}, {k: bits(v) for k, v in b.items()}
             if f.name not in ("wall_s", "tuples_per_s"):
                 assert a == b, f.name
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 10**15), st.integers(1, 10**6))
+def test_printed_microseconds_are_the_rounded_double_of_the_exact_quotient(n, d):
+    t = Fraction(n, d)
+    assert time_us_text(t) == f"{float(t / 1000):.2f}"
+    assert time_us_text(n) == f"{float(Fraction(n) / 1000):.2f}"

@@ -169,3 +169,22 @@ def test_plot_writes_png(tmp_path):
                           "--plot", str(target))
     assert code == 0, err
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cpu_report_puts_the_model_beside_this_cpu_and_the_paper_s_haswell():
+    pytest.importorskip("llvmlite")
+    code, out, err = report("--cpu", "--kernels", "dot-product,matrix-transpose", "--payloads",
+                            "128", "--profiles", "scratchpad,base", "--opt", "0,2",
+                            "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == ["kernel", "payload", "inca_scratchpad_O0_us", "inca_base_O0_us",
+                             "inca_scratchpad_O2_us", "inca_base_O2_us", "cpu_O0_us", "cpu_O2_us",
+                             "paper_cpu_O0_us", "paper_cpu_O2_us"]
+    dot, transpose = rows
+    assert dot["inca_scratchpad_O0_us"] == "1.50" and dot["inca_base_O0_us"] == "48.92"  # the paper's rows
+    assert (dot["paper_cpu_O0_us"], dot["paper_cpu_O2_us"]) == ("0.13", "0.05")
+    assert transpose["paper_cpu_O0_us"] == ""  # the paper timed no CPU transpose
+    assert all(float(r["cpu_O0_us"]) > 0 and float(r["cpu_O2_us"]) > 0 for r in rows)
+    code, _, err = report("--cpu", "--kernels", "dot-product", "--grid", "link_gbps=400")
+    assert code == 1 and "--grid does not apply to a --cpu report" in err
