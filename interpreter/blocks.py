@@ -181,3 +181,13 @@ def _reserves(blocks: dict[int, Block], headers: frozenset[int]) -> dict[int, in
             stack.pop()
             longest[b] = len(blocks[b].pcs) + max(map(tail, block_successors(blocks[b])), default=0)
     return {h: longest[h] for h in headers}
+
+
+def block_fires(cfg: Cfg, order: tuple[int, ...], counts, size: int) -> list[int]:
+    """Fire counts per PC value from one counter per block (``order``: the blocks' starts, in
+    the counters' order), as the translating engines keep them."""
+    fires = [0] * size
+    for start, n in zip(order, counts):
+        for pc in cfg.blocks[start].pcs:
+            fires[pc] += n
+    return fires

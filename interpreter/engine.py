@@ -356,12 +356,13 @@ class Execution:
 
 def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,
         trace: TextIO | None = None, describe: Callable[[int], str] | None = None,
-        cost: Callable[[int], object] | None = None) -> Execution:
+        cost: Callable[[int], object] | None = None, steps_before: int = 0) -> Execution:
     """Run from the counter's current value until the host's ``done`` counter moves.
 
     Raises RuntimeFault on a fault or when the PC reaches a value nothing is armed on, and
     StepLimit after ``max_steps`` tuples. With ``trace``, one line per fired tuple is written
-    (``describe(k)`` names tuple k, ``cost(k)`` is its modeled time).
+    (``describe(k)`` names tuple k, ``cost(k)`` is its modeled time). ``steps_before``: tuples
+    another engine fired before handing an untraced run over (they count against ``max_steps``).
     """
     prep = prepare(nic, counter)
     fires = [0] * prep.size
@@ -369,10 +370,16 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     if trace is not None:
         steps = _run_traced(nic, prep, counter, fires, max_steps, trace, describe, cost)
     else:
-        steps = run_fast(prep, counter, fires, max_steps)
+        steps = run_fast(prep, counter, fires, max_steps, steps_before)
+    return finish(done, prep.k_at, fires, steps, start)
+
+
+def finish(done: CountingEvent, k_at: tuple, fires: list[int], steps: int, start: float,
+           engine: str = "reference") -> Execution:
+    """A run reached END: signal the host and return what it leaves (fires per PC value, the
+    wall time since ``start``)."""
     done.value += 1
-    wall = time.perf_counter() - start
-    return Execution(fires_by_tuple(fires, prep.k_at), steps, wall)
+    return Execution(fires_by_tuple(fires, k_at), steps, time.perf_counter() - start, engine)
 
 
 def fault_at(prep: Prepared | Armed, pc: int, exc: Exception) -> RuntimeFault:

@@ -24,8 +24,8 @@ import time
 from array import array
 from collections import OrderedDict
 
-from .blocks import Untranslatable, analyse
-from .engine import Execution, arm, fires_by_tuple, off_end, prepare, run_fast
+from .blocks import Untranslatable, analyse, block_fires
+from .engine import Execution, arm, finish, off_end, prepare, run_fast
 from .engine import run as run_reference
 from .llvmgen import translate
 from .nic import NIC, CountingEvent
@@ -197,7 +197,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
             continue
         break
     unpack(nic, tr.storage, arrays)
-    fires = _fires(tr, cfg, counts, armed.size)
+    fires = block_fires(cfg, tr.order, counts, armed.size)
     if status == FAULT:  # nothing of the faulting tuple has run: its block's count includes it
         block_of = next(b for b in cfg.blocks.values() if pc in b.pcs)
         for later in block_of.pcs[block_of.pcs.index(pc):]:
@@ -206,22 +206,9 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     if status in (FAULT, RECOUNT):  # the reference fires the faulting tuple, or the last ones
         counter.value = pc
         steps = run_fast(prepare(nic, counter), counter, fires, max_steps, steps)
-        return _finish(done, armed, fires, steps, start)
+        return finish(done, armed.k_at, fires, steps, start, "llvm")
     counter.value = pc
     if status == OFF_END:
         raise off_end(armed, pc)
-    return _finish(done, armed, fires, steps, start)
+    return finish(done, armed.k_at, fires, steps, start, "llvm")
 
-
-def _fires(tr, cfg, counts, size: int) -> list[int]:
-    """Fire counts per PC value from the block counters."""
-    fires = [0] * size
-    for start, n in zip(tr.order, counts):
-        for pc in cfg.blocks[start].pcs:
-            fires[pc] += n
-    return fires
-
-
-def _finish(done: CountingEvent, armed, fires: list[int], steps: int, start: float) -> Execution:
-    done.value += 1
-    return Execution(fires_by_tuple(fires, armed.k_at), steps, time.perf_counter() - start, "llvm")

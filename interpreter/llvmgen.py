@@ -23,13 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..lang.isa import Update
-from ..lang.program import Ref
 from .blocks import Block, Branch, Cfg, Goto, Untranslatable
 from .engine import Armed
 from .llvmops import IR, Lowering, ty
 from .nic import NIC
-from .pygen import END, FAULT, OFF_END, RECOUNT, storage
-from .ranges import Ranges
+from .pygen import END, FAULT, OFF_END, RECOUNT, plan_code
 
 
 @dataclass(frozen=True)
@@ -42,30 +40,13 @@ class Translation:
     sizes: tuple[int, ...]  # tuples per block, in the same order
 
 
-def _names(ref: Ref) -> set[str]:
-    return {ref.name, *ref.names_read}
-
-
 def translate(nic: NIC, armed: Armed, cfg: Cfg, counters: bool = True) -> Translation:
     """The kernel function's IR for the blocks of ``cfg``. Without ``counters`` it has no block
     counters and no fuel (the host-CPU baseline, :mod:`.cpu`): it returns at END or a fault."""
-    storage_of, first, cacheable = storage(nic)
-    used: set[str] = set()
-    for block in cfg.blocks.values():
-        for pc in block.pcs:
-            slot = armed.slots[pc]
-            if slot.entry.dest is not None:
-                used |= _names(slot.entry.dest)
-            if isinstance(slot.op.payload, Ref):
-                used |= _names(slot.op.payload)
-    unknown = sorted(used - set(storage_of))
-    if unknown:
-        raise Untranslatable(f"unbound buffer '{unknown[0]}'")
-    cached = {n for n in cacheable if n in used}
-    ranges = Ranges(armed, cfg, {n for n in cached if nic.buffers[n].dtype == "i64"})
+    p = plan_code(nic, armed, cfg)
+    storage_of, first, cached, runs = p.storage_of, p.first, p.cached, p.runs
     ir = IR()
-    low = Lowering(ir, nic.buffers, storage_of, cached, ranges)
-    runs = [b for b in cfg.blocks.values() if b.pcs]
+    low = Lowering(ir, nic.buffers, storage_of, cached, p.ranges)
     gen = _Gen(ir, low, armed, cfg, {b.start: j for j, b in enumerate(runs)}, counters)
     start = gen.target(cfg.entry)
     for block in runs:

@@ -30,6 +30,7 @@ from ..lang.program import Affine, Imm, Ref, Slice
 from .blocks import Untranslatable
 from .engine import Slot, broadcast_map
 from .nic import Buffer
+from .pyops import element_runs
 from .ranges import Ranges, State
 
 QUIET = 0x0008000000000000
@@ -150,18 +151,6 @@ class Layout:
         return math.prod(n for n, _ in self.runs)
 
 
-def _runs(dims: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    out: list[tuple[int, int]] = []
-    for n, step in dims:
-        if n == 1:
-            continue
-        if out and out[-1][1] == n * step:
-            out[-1] = (out[-1][0] * n, step)
-        else:
-            out.append((n, step))
-    return tuple(out)
-
-
 def _i64(v: int, what: str) -> str:
     if not I64_MIN <= v <= I64_MAX:
         raise Untranslatable(f"{what} {v} is outside i64")
@@ -256,13 +245,13 @@ class Lowering:
         if "false" in oks:  # always out of bounds: the code after the fault is never reached
             ir.emit(f"br label %{ir.fault(self.pc)}")
             ir.label(ir.name("dead"))
-            return Layout(self.mem(ref.name), self.ty(ref.name), "0", _runs(dims), tuple(shape))
+            return Layout(self.mem(ref.name), self.ty(ref.name), "0", element_runs(dims), tuple(shape))
         for ok in oks:
             ir.unless(ok, self.pc)
         addr = str(const)
         for b in base:
             addr = b if addr == "0" else ir.op(f"add i64 {addr}, {b}")
-        return Layout(self.mem(ref.name), self.ty(ref.name), addr, _runs(dims), tuple(shape))
+        return Layout(self.mem(ref.name), self.ty(ref.name), addr, element_runs(dims), tuple(shape))
 
     def element_ptr(self, ref: Ref) -> str:
         """The checked address of the one element a scalar, element or vector reference reads

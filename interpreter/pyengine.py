@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import time
 
-from .blocks import Untranslatable, analyse
-from .engine import Execution, arm, fault_at, fires_by_tuple, off_end, prepare, run_fast
+from .blocks import Untranslatable, analyse, block_fires
+from .engine import Execution, arm, fault_at, finish, off_end, prepare, run_fast
+from .engine import run as run_reference
 from .nic import NIC, CountingEvent
 from .pygen import FAULT, OFF_END, RECOUNT, translate
 
@@ -37,7 +38,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent,
             raise Untranslatable(f"the run goes on at PC {counter.value}, not a block header")
         tr = translate(nic, armed, cfg)
     except Untranslatable:
-        return _reference(nic, counter, done, max_steps, steps_before, start)
+        return run_reference(nic, counter, done, max_steps, steps_before=steps_before)
     kernel = tr.compile()
     mem = [nic.buffers[name].data for name in tr.storage]
     ids = {s: j for j, s in enumerate(tr.order)}
@@ -57,35 +58,13 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent,
             fuel, block = max_steps - steps, ids[where]
             continue
         # the budget runs out before the next check: the reference fires the last tuples
-        fires = _fires(tr.order, cfg, counts, armed.size)
+        fires = block_fires(cfg, tr.order, counts, armed.size)
         counter.value = where
         steps = run_fast(prepare(nic, counter), counter, fires, max_steps, steps)
-        return _finish(done, armed, fires, steps, start)
+        return finish(done, armed.k_at, fires, steps, start, "python")
     counter.value = where
     if status == OFF_END:
         raise off_end(armed, where)
-    return _finish(done, armed, _fires(tr.order, cfg, counts, armed.size), steps, start)
+    return finish(done, armed.k_at, block_fires(cfg, tr.order, counts, armed.size), steps, start,
+                  "python")
 
-
-def _reference(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int,
-                steps_before: int, start: float) -> Execution:
-    """The whole remaining run on the reference (a program this engine cannot translate)."""
-    prep = prepare(nic, counter)
-    fires = [0] * prep.size
-    steps = run_fast(prep, counter, fires, max_steps, steps_before)
-    done.value += 1
-    return Execution(fires_by_tuple(fires, prep.k_at), steps, time.perf_counter() - start)
-
-
-def _fires(order: tuple[int, ...], cfg, counts: tuple[int, ...], size: int) -> list[int]:
-    """Fire counts per PC value from the block counters."""
-    fires = [0] * size
-    for start, n in zip(order, counts):
-        for pc in cfg.blocks[start].pcs:
-            fires[pc] += n
-    return fires
-
-
-def _finish(done: CountingEvent, armed, fires: list[int], steps: int, start: float) -> Execution:
-    done.value += 1
-    return Execution(fires_by_tuple(fires, armed.k_at), steps, time.perf_counter() - start, "python")

@@ -86,8 +86,20 @@ def _names(ref: Ref) -> set[str]:
     return {ref.name, *ref.names_read}
 
 
-def translate(nic: NIC, armed: Armed, cfg: Cfg) -> Translation:
-    """The kernel function's source for the blocks of ``cfg``."""
+@dataclass(frozen=True)
+class Plan:
+    """What both translating engines (this one and :mod:`.llvmgen`) work out before writing code."""
+
+    storage_of: dict[str, int]  # buffer -> storage index
+    first: tuple[str, ...]  # the buffer naming each storage
+    cached: set[str]  # the scalars the code keeps in locals (registers), read and written
+    ranges: Ranges
+    runs: list[Block]  # the blocks with tuples, in the order of their counters
+
+
+def plan_code(nic: NIC, armed: Armed, cfg: Cfg) -> Plan:
+    """The storage, cached scalars and value ranges of the blocks of ``cfg``; Untranslatable if
+    a tuple names a buffer the NIC does not hold."""
     storage_of, first, cacheable = storage(nic)
     used: set[str] = set()
     for block in cfg.blocks.values():
@@ -102,8 +114,14 @@ def translate(nic: NIC, armed: Armed, cfg: Cfg) -> Translation:
         raise Untranslatable(f"unbound buffer '{unknown[0]}'")
     cached = {n for n in cacheable if n in used}
     ranges = Ranges(armed, cfg, {n for n in cached if nic.buffers[n].dtype == "i64"})
-    em = Emitter(nic.buffers, storage_of, cached, ranges)
-    runs = [b for b in cfg.blocks.values() if b.pcs]
+    return Plan(storage_of, first, cached, ranges, [b for b in cfg.blocks.values() if b.pcs])
+
+
+def translate(nic: NIC, armed: Armed, cfg: Cfg) -> Translation:
+    """The kernel function's source for the blocks of ``cfg``."""
+    p = plan_code(nic, armed, cfg)
+    storage_of, first, cached, runs = p.storage_of, p.first, p.cached, p.runs
+    em = Emitter(nic.buffers, storage_of, cached, p.ranges)
     ids = {b.start: j for j, b in enumerate(runs)}
     counters = [f"c{j}" for j in range(len(runs))]
     w = Writer()

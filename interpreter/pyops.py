@@ -110,7 +110,7 @@ def _offsets(runs: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
     return tuple(offs)
 
 
-def _runs(dims: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+def element_runs(dims: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     """(count, step) per dimension, without single elements, a run merged into the one before
     it when it continues it (rows of a full matrix are one run)."""
     out: list[tuple[int, int]] = []
@@ -225,7 +225,7 @@ class Emitter:
             base.append(x if stride == 1 else f"{x}*{stride}")
         if const or not base:
             base.append(str(const))
-        return Layout(self.store(ref.name), tuple(checks), " + ".join(base), _runs(dims), tuple(shape))
+        return Layout(self.store(ref.name), tuple(checks), " + ".join(base), element_runs(dims), tuple(shape))
 
     def check(self, w: Writer, name: str, lay: Layout) -> None:
         """The bounds check of a layout: one test in the common case, the reference's fault

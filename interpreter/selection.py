@@ -18,7 +18,7 @@ import time
 
 from . import pyengine
 from .blocks import Untranslatable
-from .engine import Execution, Prepared, fires_by_tuple, off_end, prepare, run_fast, run_some
+from .engine import Execution, Prepared, finish, fires_by_tuple, off_end, prepare, run_fast, run_some
 from .nic import NIC, CountingEvent
 
 #: The python engine's translation and compilation cost, in reference steps (one step of scalar
@@ -50,17 +50,14 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
         if not finished:
             try:
                 planned = pyengine.plan(nic, counter, entry)
-            except Untranslatable:
-                planned = None
-            if planned is None:
+            except Untranslatable:  # the reference goes on to the end
                 steps, finished = run_fast(prep, counter, fires, max_steps, steps), True
             else:
                 steps, finished = _to_header(prep, counter, fires, steps, max_steps, planned[1].headers)
         if finished and prep.fetch[counter.value] is None:
             raise off_end(prep, counter.value)
     if finished:
-        done.value += 1
-        return Execution(fires_by_tuple(fires, prep.k_at), steps, time.perf_counter() - start)
+        return finish(done, prep.k_at, fires, steps, start)
     rest = pyengine.run(nic, counter, done, max_steps, steps, planned)
     mine = fires_by_tuple(fires, prep.k_at)
     total = [a + b for a, b in zip(mine, rest.fires)]
