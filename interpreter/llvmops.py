@@ -25,12 +25,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..lang.check import broadcasts
-from ..lang.isa import CONVERT, I64_MAX, I64_MIN, OPCODES, ArithmeticFault, Update, semantics
+from ..lang.isa import CONVERT, I64_MAX, I64_MIN, ArithmeticFault
 from ..lang.program import Affine, Imm, Ref, Slice
 from .blocks import Untranslatable
 from .engine import Slot, broadcast_map
 from .nic import Buffer
-from .pyops import element_runs
+from .pyops import data_parts, element_runs
 from .ranges import Ranges, State
 
 QUIET = 0x0008000000000000
@@ -413,20 +413,11 @@ class Lowering:
 
     def data_op(self, slot: Slot) -> None:
         """PUTL or an ALU op (the atomic of Update.INC)."""
-        me, src = slot.entry, slot.op.payload
-        spec = OPCODES.get(me.op)
-        if (me.dest is None or spec is None or spec.update is not Update.INC
-                or not isinstance(src, (Imm, Ref))):
-            raise Untranslatable(f"tuple {slot.op.k}: not a data op")
-        dtype = self.buffers[me.dest.name].dtype
-        put = spec.mnemonic == "PUTL"
-        if not put and semantics(spec, dtype) is None:
-            raise Untranslatable(f"{me.op} on {dtype}")
-        conv = dtype if slot.src_dtype != dtype else None
-        if me.dest.is_vector:
-            self.vector_op(me.op, put, me.dest, dtype, src, conv)
+        op, put, dest, dtype, src, conv = data_parts(slot, self.buffers)
+        if dest.is_vector:
+            self.vector_op(op, put, dest, dtype, src, conv)
         else:
-            self.scalar_op(me.op, put, me.dest, dtype, src, conv)
+            self.scalar_op(op, put, dest, dtype, src, conv)
 
     def read(self, src: Imm | Ref, conv: str | None) -> tuple[str, object]:
         """A source's one value, converted; and its value when it is a known immediate."""

@@ -110,6 +110,21 @@ def _offsets(runs: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
     return tuple(offs)
 
 
+def data_parts(slot: Slot, buffers: dict[str, Buffer]):
+    """A data op's (mnemonic, whether it is PUTL, destination, its dtype, source, the dtype the
+    source converts to or None); Untranslatable for anything else."""
+    me, src = slot.entry, slot.op.payload
+    spec = OPCODES.get(me.op)
+    if (me.dest is None or spec is None or spec.update is not Update.INC
+            or not isinstance(src, (Imm, Ref))):
+        raise Untranslatable(f"tuple {slot.op.k}: not a data op")
+    dtype = buffers[me.dest.name].dtype
+    put = spec.mnemonic == "PUTL"
+    if not put and semantics(spec, dtype) is None:
+        raise Untranslatable(f"{me.op} on {dtype}")
+    return me.op, put, me.dest, dtype, src, dtype if slot.src_dtype != dtype else None
+
+
 def element_runs(dims: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     """(count, step) per dimension, without single elements, a run merged into the one before
     it when it continues it (rows of a full matrix are one run)."""
@@ -275,20 +290,11 @@ class Emitter:
     def data_op(self, w: Writer, slot: Slot) -> None:
         """PUTL or an ALU op (the atomic of Update.INC)."""
         self.temps = 0  # temporaries live within one tuple
-        me, src = slot.entry, slot.op.payload
-        spec = OPCODES.get(me.op)
-        if (me.dest is None or spec is None or spec.update is not Update.INC
-                or not isinstance(src, (Imm, Ref))):
-            raise Untranslatable(f"tuple {slot.op.k}: not a data op")
-        dtype = self.buffers[me.dest.name].dtype
-        put = spec.mnemonic == "PUTL"
-        if not put and semantics(spec, dtype) is None:
-            raise Untranslatable(f"{me.op} on {dtype}")
-        conv = dtype if slot.src_dtype != dtype else None
-        if me.dest.is_vector:
-            self.vector_op(w, me.op, put, me.dest, dtype, src, conv)
+        op, put, dest, dtype, src, conv = data_parts(slot, self.buffers)
+        if dest.is_vector:
+            self.vector_op(w, op, put, dest, dtype, src, conv)
         else:
-            self.scalar_op(w, me.op, put, me.dest, dtype, src, conv)
+            self.scalar_op(w, op, put, dest, dtype, src, conv)
 
     def convert(self, w: Writer, value: str, conv: str | None, imm: Imm | None,
                 into: str) -> tuple[str, object]:
