@@ -123,10 +123,6 @@ def tally_from(body: dict):
     return Tally(body["source"], body["data_bytes"], tuple(groups))
 
 
-def priced_body(p) -> list:
-    return [p.instructions, p.time_ns.numerator, p.time_ns.denominator]
-
-
 def priced_from(cell: list) -> tuple[int, Fraction]:
     """(instructions, time_ns) of a stored cell."""
     count, num, den = cell

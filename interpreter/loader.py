@@ -18,7 +18,6 @@ from ..lang.diagnostics import Diagnostic, DiagnosticError, quote_file
 from ..lang.isa import OPCODES, OpClass
 from ..lang.program import Imm, vector_elements
 from ..lang.tuples import DONE, PC, TupleProgram
-from . import pyengine, selection
 from .engine import Execution, run
 from .inputs import check_data, check_footprint, data_bytes
 from .nic import NIC, NICError
@@ -169,9 +168,14 @@ def execute(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None =
     nic.ct_set(pc, 1)
     describe = (lambda k: _describe(tp, k)) if trace is not None else None
     cost = (lambda k: info[k - 1].cost) if trace is not None else None
+    # the code generators are imported when used: pricing a cached study needs none of them
     if engine == "python" and trace is None:
+        from . import pyengine
+
         ex: Execution = pyengine.run(nic, pc, done, max_steps)
     elif engine == "auto" and trace is None:
+        from . import selection
+
         ex = selection.run(nic, pc, done, max_steps)
     elif engine == "llvm" and trace is None:
         from . import llvmengine

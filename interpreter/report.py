@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import os
+from operator import attrgetter
 import sys
 from pathlib import Path
 
@@ -56,10 +57,13 @@ def _dim_names(rows: list[Row]) -> list[str]:
     return [name for name, _ in rows[0].dims] if rows else []
 
 
+_fields = attrgetter(*FIELDS)
+
+
 def _values(r: Row) -> list:
     """A row's values in column order: FIELDS with the study's dimensions after ``payload``."""
-    base = [getattr(r, f) for f in FIELDS]
-    return base[:5] + [v for _, v in r.dims] + base[5:]
+    base = _fields(r)
+    return [*base[:5], *(v for _, v in r.dims), *base[5:]]
 
 
 def columns(rows: list[Row]) -> list[str]:
@@ -72,8 +76,7 @@ def to_csv(rows: list[Row]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(columns(rows))
-    for r in rows:
-        w.writerow([_cell(v) for v in _values(r)])
+    w.writerows(map(_values, rows))  # csv writes None as an empty cell and str() of the rest
     return buf.getvalue()
 
 

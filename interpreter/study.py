@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import itertools
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
-from .cache import Cache, digest, priced_body, priced_from, profile_key, tally_body, tally_from, toolchain
+from .cache import Cache, digest, priced_from, profile_key, tally_body, tally_from, toolchain
 from .grid import MAX_ROWS, Axis
 from .paper import PaperFigures
 from .profiles import HOST_PARAMS, SCRATCHPAD_PARAMS, Profile, format_number, parse_number
@@ -32,9 +31,10 @@ PAPER_ROW = {("2", "default"): "parallel", ("2", "clobber"): "parallel-clobber",
              ("fast", "default"): "advanced-parallel", ("fast", "clobber"): "advanced-parallel"}
 
 
-@dataclass(frozen=True)
-class Row:
-    """One measured point; ``dims`` holds the study's other dimensions (engine, grid), in order."""
+class Row(NamedTuple):
+    """One measured point; ``dims`` holds the study's other dimensions (engine, grid), in order.
+    (A named tuple: immutable like a frozen dataclass, and several times cheaper to build, which
+    matters for studies of tens of thousands of rows.)"""
 
     kernel: str
     variant: str
@@ -296,6 +296,8 @@ def _execute(tasks: list[Task], workers: Callable[[int], int], scheduler: str | 
         for i, task in enumerate(tasks):
             yield i, run_task(task)
         return
+    from concurrent.futures import ProcessPoolExecutor, as_completed  # not needed when all is cached
+
     with ProcessPoolExecutor(max_workers=processes) as pool:
         try:
             futures = {pool.submit(run_task, t): i for i, t in enumerate(tasks)}
@@ -335,32 +337,37 @@ def rows(study: Study, cells: dict[Run, tuple[list[Point], list]], paper: PaperF
     kern_axes = [a for a in study.axes if a.kind == "kernel"]
     order = {a.name: {v: i for i, v in enumerate(a.values)} for a in study.axes}
     engine = (("engine", study.engine),) if study.show_engine else ()
-    # what depends on the profile point alone, worked out once per point rather than per row
-    per_point = {}
-    for pt in next(iter(cells.values()))[0] if cells else []:
-        per_point[pt.key] = (dict(zip((a.name for a in prof_axes), pt.values)),
-                             study.profiles.index(pt.name))
+    # what depends only on the profile point and the kernel params (not on the run's counts),
+    # worked out once per pair: a study prints tens of thousands of rows from a few hundred pairs
+    placed: dict = {}
+
+    def place(pt: Point, kp: dict) -> tuple:
+        grid = {**dict(zip((a.name for a in prof_axes), pt.values)), **kp}
+        dims = engine + tuple((a.name, None if grid[a.name] is None else a.value(grid[a.name]))
+                              for a in study.axes)
+        rank = tuple(-1 if grid[a.name] is None else order[a.name][grid[a.name]] for a in study.axes)
+        return dims, (study.profiles.index(pt.name), rank)
+
     out = []
     for run, (pts, got) in cells.items():
-        kp = {a.name: (str(dict(run.kparams)[a.name]) if a.name in dict(run.kparams) else None)
-              for a in kern_axes}
+        params = dict(run.kparams)
+        kp = {a.name: (str(params[a.name]) if a.name in params else None) for a in kern_axes}
+        kp_key = tuple(kp.values())
         head = (run.kernel, VARIANTS.index(run.variant), OPTS.index(run.opt))
         for pt, (count, time_ns) in zip(pts, got):
-            grid, profile_index = per_point[pt.key]
-            grid = {**grid, **kp}
-            dims = engine + tuple((a.name, None if grid[a.name] is None else a.value(grid[a.name]))
-                                  for a in study.axes)
-            figures = _paper_figures(run, pt, count, paper) if not run.kparams else (None, None, None)
-            key = (*head, profile_index,
-                   tuple(-1 if grid[a.name] is None else order[a.name][grid[a.name]] for a in study.axes),
-                   run.payload)
-            out.append((key, Row(run.kernel, run.variant, run.opt, pt.name, run.payload, count,
-                                 time_us_text(time_ns), *figures, dims)))
+            where = placed.get((pt.key, kp_key))
+            if where is None:
+                where = placed[pt.key, kp_key] = place(pt, kp)
+            dims, rank = where
+            figures = _paper_figures(run, pt, paper) if not params else (None, None, None)
+            out.append(((*head, *rank, run.payload),
+                        Row(run.kernel, run.variant, run.opt, pt.name, run.payload, count,
+                            time_us_text(time_ns), *figures, dims)))
     out.sort(key=lambda kr: kr[0])
     return [r for _, r in out]
 
 
-def _paper_figures(run: Run, pt: Point, count: int, paper: PaperFigures):
+def _paper_figures(run: Run, pt: Point, paper: PaperFigures):
     """(instructions, time_us, row name) published for this cell: its own figures at -O0, its
     hand-tuned row's time above, each only where the profile is the paper's setting."""
     setting = pt.setting
