@@ -6,20 +6,23 @@ in ``test_engines.py``.
 * the runtime-symbol trap: code that would call a symbol this process does not provide (a
   128-bit division's libgcc helper) is refused before it runs;
 * without llvmlite, ``inca run --engine llvm`` fails with one line and the usage exit code;
-* ``inca run --cpu`` prints the two CPU times (text and JSON).
+* ``inca run --cpu`` prints the two CPU times (text and JSON), timed by a native loop that
+  resets the buffers and calls the kernel once a pass.
 """
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import itertools
 import json
 import sys
+from array import array
 from pathlib import Path
 
 import pytest
 
-from inca.interpreter import cli, llvmengine
+from inca.interpreter import cli, cpu, llvmengine
 from inca.interpreter.loader import execute
 from inca.interpreter.profiles import load_profile
 from inca.lang.diagnostics import EXIT_USAGE
@@ -94,3 +97,21 @@ def test_inca_run_cpu_times_the_kernel_compiled_for_this_machine():
     with contextlib.redirect_stdout(out):
         assert cli.main(["run", path, "--seed", "1", "--cpu"]) == 0
     assert [line.split()[:2] for line in out.getvalue().splitlines()[-2:]] == [["cpu", "-O0"], ["cpu", "-O2"]]
+
+
+@pytest.mark.parametrize("level", cpu.LEVELS)
+def test_the_cpu_timing_loop_resets_the_buffers_and_calls_the_kernel_once_a_pass(level):
+    # X[0] += 1 on two buffers: one reset before every pass, one not (a size of 0 bytes), so
+    # after n passes the first holds one increment and the second n (0 without the calls)
+    ir = ("define i32 @kernel(ptr %counts, ptr %where, i64 %fuel, i64 %block, ptr %m0, ptr %m1) {\n"
+          + "".join(f"  %v{j} = load i64, ptr %m{j}\n  %w{j} = add i64 %v{j}, 1\n"
+                    f"  store i64 %w{j}, ptr %m{j}\n" for j in (0, 1))
+          + "  ret i32 0\n}\n" + cpu.harness(2))
+    engine, _ = llvmengine.compile_ir(ir, level)
+    repeat = cpu._HARNESS(engine.get_function_address("repeat"))
+    for call, after in ((True, [11, 17]), (False, [10, 10])):
+        work, pristine = [array("q", [10]), array("q", [10])], [array("q", [10]), array("q", [10])]
+        table = ctypes.c_int64 * 2
+        repeat(7, call, None, None, 0, table(*(a.buffer_info()[0] for a in work)),
+               table(*(a.buffer_info()[0] for a in pristine)), table(8, 0))
+        assert [a[0] for a in work] == after
