@@ -4,12 +4,15 @@
     python bench/fuzz_engines.py                   # 10,000 random programs
     python bench/fuzz_engines.py --programs 50000 --seed 7
     python bench/fuzz_engines.py --engine llvm     # the llvm engine instead of the python one
+    python bench/fuzz_engines.py --engine auto     # auto, handed over at random steps
 
 Each random tuple program runs on the reference and on the chosen engine from the same inputs
 and step budget; how the run ended (fire counts and steps, or the fault's message, tuple and
 kind), the counters and every buffer's storage must agree bit for bit; the llvm engine must also
 run every program itself (a program whose machine code would call an unresolved runtime symbol,
-or that it would leave to another engine, is a mismatch). The default test suite runs 300
+or that it would leave to another engine, is a mismatch). ``auto`` hands each run over from the
+reference to the python engine and on to the llvm engine after random numbers of steps (0-300
+each). The default test suite runs 300
 programs of the same generator on the python engine and 60 on llvm (``tests/test_engines.py``). Prints the programs run, how their
 runs ended and the mismatches (with the first one shrunk by hypothesis and printed as INCA-A);
 exits 1 on a mismatch.
@@ -24,12 +27,13 @@ from collections import Counter
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, note, seed, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from engine_fuzz import outcome, programs  # noqa: E402
 from inca.compiler.printer import print_program  # noqa: E402
-from inca.interpreter import engine, llvmengine, pyengine  # noqa: E402
+from inca.interpreter import engine, llvmengine, pyengine, selection  # noqa: E402
 from inca.interpreter.blocks import Untranslatable  # noqa: E402
 
 
@@ -37,24 +41,27 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", type=int, default=10_000, help="random programs (default 10000)")
     ap.add_argument("--seed", type=int, default=int(time.time()), help="hypothesis seed (default: the time)")
-    ap.add_argument("--engine", choices=("python", "llvm"), default="python",
+    ap.add_argument("--engine", choices=("python", "llvm", "auto"), default="python",
                     help="the engine checked against the reference (default python)")
     args = ap.parse_args(argv)
-    run = pyengine.run if args.engine == "python" else functools.partial(llvmengine.run, strict=True)
+    runs = {"python": lambda first, second: pyengine.run,
+            "llvm": lambda first, second: functools.partial(llvmengine.run, strict=True),
+            "auto": lambda first, second: functools.partial(selection.run, first=first, second=second)}
     ends: Counter = Counter()
     mismatches = 0
 
     @seed(args.seed)
     @settings(max_examples=args.programs, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
-    @given(programs())
-    def check(case):
+    @given(programs(), st.integers(0, 300), st.integers(0, 300))
+    def check(case, first, second):
         nonlocal mismatches
         tp, inputs, budget = case
-        note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}")
+        note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}"
+             + (f"\nhanded over after {first} and {second} more steps" if args.engine == "auto" else ""))
         want = outcome(tp, inputs, budget, engine.run)
         try:
-            got = outcome(tp, inputs, budget, run)
+            got = outcome(tp, inputs, budget, runs[args.engine](first, second))
         except (llvmengine.UnresolvedSymbol, Untranslatable) as e:
             got = (f"not run: {e}",)
         how = want[0]

@@ -157,24 +157,30 @@ def choose_level(ir: str) -> int:
 
 
 def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,
-        *, level: int | None = None, strict: bool = False) -> Execution:
+        steps_before: int = 0, planned=None, *, level: int | None = None,
+        strict: bool = False) -> Execution:
     """Run from the counter's current value until END, as :func:`.engine.run` (untraced) does.
 
     A program the translation leaves alone runs on the reference, one whose code would call an
     unresolved symbol on the python engine (``strict``: raise instead, for the fuzzers).
     ``level``: LLVM's optimisation level (default: :func:`choose_level`). Raises
-    LLVMUnavailable when llvmlite cannot be loaded."""
+    LLVMUnavailable when llvmlite cannot be loaded.
+
+    ``steps_before`` and ``planned`` as :func:`.pyengine.run` takes them: another engine fired the
+    run's first steps, and the counter is on a header of the blocks found from the run's start."""
     start = time.perf_counter()
     binding()
-    armed = arm(nic, counter)
     try:
-        cfg = analyse(armed, counter.value)
+        armed, cfg = (arm(nic, counter), None) if planned is None else planned
+        cfg = analyse(armed, counter.value) if cfg is None else cfg
+        if counter.value != cfg.entry and counter.value not in cfg.headers:  # where it can resume
+            raise Untranslatable(f"the run goes on at PC {counter.value}, not a block header")
         tr = translate(nic, armed, cfg)
         arrays = pack(nic, tr.storage)
     except Untranslatable:
         if strict:
             raise
-        return run_reference(nic, counter, done, max_steps)
+        return run_reference(nic, counter, done, max_steps, steps_before=steps_before)
     try:
         _engine, address = compile_ir(tr.ir, choose_level(tr.ir) if level is None else level)  # the cache keeps the engine alive
     except UnresolvedSymbol:
@@ -182,16 +188,16 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
             raise
         from . import pyengine
 
-        return pyengine.run(nic, counter, done, max_steps)
+        return pyengine.run(nic, counter, done, max_steps, steps_before, planned)
     kernel = kernel_function(address, len(arrays))
     pointers = [a.buffer_info()[0] for a in arrays]
     counts = (ctypes.c_int64 * max(1, len(tr.order)))()
     where = ctypes.c_int64()
-    fuel, block = max_steps, cfg.entry
+    fuel, block = max_steps - steps_before, counter.value
     while True:
         status = kernel(counts, ctypes.byref(where), fuel, block, *pointers)
         pc = where.value
-        steps = sum(n * size for n, size in zip(counts, tr.sizes))
+        steps = steps_before + sum(n * size for n, size in zip(counts, tr.sizes))
         if status == RECOUNT and steps + cfg.reserve[pc] <= max_steps:
             fuel, block = max_steps - steps, pc  # the estimate was loose: go on from this header
             continue
@@ -202,7 +208,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
         block_of = next(b for b in cfg.blocks.values() if pc in b.pcs)
         for later in block_of.pcs[block_of.pcs.index(pc):]:
             fires[later] -= 1
-        steps = sum(fires)
+        steps = steps_before + sum(fires)
     if status in (FAULT, RECOUNT):  # the reference fires the faulting tuple, or the last ones
         counter.value = pc
         steps = run_fast(prepare(nic, counter), counter, fires, max_steps, steps)

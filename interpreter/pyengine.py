@@ -8,12 +8,22 @@ program it cannot translate (only a hand-built one the loader would refuse) runs
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from .blocks import Untranslatable, analyse, block_fires
 from .engine import Execution, arm, fault_at, finish, off_end, prepare, run_fast
 from .engine import run as run_reference
 from .nic import NIC, CountingEvent
 from .pygen import FAULT, OFF_END, RECOUNT, translate
+
+
+@dataclass(frozen=True)
+class Paused:
+    """A run stopped on a block header after ``steps`` steps in all (``pause``), for another
+    engine to go on from there: this engine's fires per PC value."""
+
+    fires: list[int]
+    steps: int
 
 
 def plan(nic: NIC, counter: CountingEvent, entry: int | None = None):
@@ -24,13 +34,17 @@ def plan(nic: NIC, counter: CountingEvent, entry: int | None = None):
 
 
 def run(nic: NIC, counter: CountingEvent, done: CountingEvent,
-        max_steps: int = 100_000_000, steps_before: int = 0, planned=None) -> Execution:
+        max_steps: int = 100_000_000, steps_before: int = 0, planned=None,
+        pause: int | None = None) -> Execution | Paused:
     """Run from the counter's current value until END, as :func:`.engine.run` (untraced) does.
 
     When another engine fired the run's first ``steps_before`` tuples (they count against
     ``max_steps``; the fire counts returned are this engine's only), ``planned`` is the
     :func:`plan` from where the run started, and the counter is on one of its headers: the blocks
-    are the program's own, so its loops translate as loops wherever the run is handed over."""
+    are the program's own, so its loops translate as loops wherever the run is handed over.
+
+    With ``pause`` (below ``max_steps``), a run still going after about that many steps in all
+    stops on the next header it checks its fuel at and returns :class:`Paused`."""
     start = time.perf_counter()
     try:
         armed, cfg = plan(nic, counter) if planned is None else planned
@@ -43,7 +57,8 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent,
     mem = [nic.buffers[name].data for name in tr.storage]
     ids = {s: j for j, s in enumerate(tr.order)}
     counts: tuple[int, ...] = (0,) * len(tr.order)
-    fuel, block = max_steps - steps_before, ids.get(counter.value, 0)
+    limit = max_steps if pause is None else min(pause, max_steps)
+    fuel, block = limit - steps_before, ids.get(counter.value, 0)
     while True:
         status, where, got, exc = kernel(mem, counts, fuel, block)
         if status == FAULT:
@@ -54,9 +69,12 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent,
         steps = steps_before + sum(n * size for n, size in zip(counts, tr.sizes))
         if status != RECOUNT:
             break
-        if steps + cfg.reserve[where] <= max_steps:  # the estimate was loose: go on from here
-            fuel, block = max_steps - steps, ids[where]
+        if steps + cfg.reserve[where] <= limit:  # the estimate was loose: go on from here
+            fuel, block = limit - steps, ids[where]
             continue
+        if limit < max_steps:  # paused, with steps to spare: the next engine goes on from here
+            counter.value = where
+            return Paused(block_fires(cfg, tr.order, counts, armed.size), steps)
         # the budget runs out before the next check: the reference fires the last tuples
         fires = block_fires(cfg, tr.order, counts, armed.size)
         counter.value = where

@@ -6,7 +6,9 @@ not known in advance (loop trip counts depend on inputs), so auto starts every r
 reference and hands it over when the run has shown that it repeats itself: after a budget of
 steps proportional to the program's size, about what translating it would cost. A run that ends
 within the budget (straight-line code, small payloads) never pays for a translation; a longer one
-pays the budget once, a small share of a run long enough to leave it.
+pays the budget once, a small share of a run long enough to leave it. The same rule moves a run
+that goes on for about as long as LLVM takes to load and compile it from the python engine to
+the llvm engine (when llvmlite is installed).
 
 The handover is exact: the reference stops with the counter on the next tuple to fire, the
 translating engine goes on from that PC with the NIC's buffers as they are, and the fire counts
@@ -15,6 +17,8 @@ of the two parts add up to the reference's own.
 from __future__ import annotations
 
 import time
+
+from importlib.util import find_spec
 
 from . import pyengine
 from .blocks import Untranslatable
@@ -29,15 +33,29 @@ MIN_STEPS = 4_000
 STEPS_PER_TUPLE = 160
 
 
+#: The llvm engine's fixed cost, in python engine steps (one step is about 0.08 us on matrix
+#: multiplication): loading llvmlite (about 35 ms) and LLVM's optimisation and code generation
+#: (about 40 ms for a kernel, more for a longer program), bench_engines.py's phases.
+LLVM_MIN_STEPS = 1_000_000
+LLVM_STEPS_PER_TUPLE = 5_000
+
+
 def budget(size: int) -> int:
     """Reference steps a program of ``size`` armed PC values runs before it is handed over."""
     return MIN_STEPS + STEPS_PER_TUPLE * size
 
 
+def llvm_budget(size: int) -> int | None:
+    """Python engine steps before a run goes on in the llvm engine (None: llvmlite is missing)."""
+    return LLVM_MIN_STEPS + LLVM_STEPS_PER_TUPLE * size if find_spec("llvmlite") else None
+
+
 def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,
-        first: int | None = None) -> Execution:
+        first: int | None = None, second: int | None = -1) -> Execution:
     """Run as :func:`.engine.run` (untraced) does: on the reference for about the first ``first``
-    steps (default :func:`budget`), then, from the next loop header, on the python engine."""
+    steps (default :func:`budget`), then, from the next loop header, on the python engine, and
+    after about ``second`` more steps there (default :func:`llvm_budget`; None: never), from the
+    next header it checks its fuel at, on the llvm engine."""
     start = time.perf_counter()
     entry = counter.value
     prep = prepare(nic, counter)
@@ -58,11 +76,30 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
             raise off_end(prep, counter.value)
     if finished:
         return finish(done, prep.k_at, fires, steps, start)
-    rest = pyengine.run(nic, counter, done, max_steps, steps, planned)
+    second = llvm_budget(prep.size) if second == -1 else second
+    rest = pyengine.run(nic, counter, done, max_steps, steps, planned,
+                        None if second is None else steps + second)
+    names = ["reference"]
+    if isinstance(rest, pyengine.Paused):
+        fires = [a + b for a, b in zip(fires, rest.fires)]
+        names.append("python")
+        rest = _llvm(nic, counter, done, max_steps, rest.steps, planned)
     mine = fires_by_tuple(fires, prep.k_at)
     total = [a + b for a, b in zip(mine, rest.fires)]
-    engine = "reference" if rest.engine == "reference" else f"reference+{rest.engine}"
-    return Execution(total, rest.steps, time.perf_counter() - start, engine)
+    if rest.engine not in names:
+        names.append(rest.engine)
+    return Execution(total, rest.steps, time.perf_counter() - start, "+".join(names))
+
+
+def _llvm(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int, steps: int,
+          planned) -> Execution:
+    """The rest of a run on the llvm engine; on the python engine if llvmlite will not load."""
+    from . import llvmengine
+
+    try:
+        return llvmengine.run(nic, counter, done, max_steps, steps, planned)
+    except llvmengine.LLVMUnavailable:
+        return pyengine.run(nic, counter, done, max_steps, steps, planned)
 
 
 def _to_header(prep: Prepared, counter: CountingEvent, fires: list[int], steps: int,

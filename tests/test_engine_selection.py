@@ -1,8 +1,9 @@
-"""``--engine auto`` (interpreter/selection.py): the reference first, then a translating engine.
+"""``--engine auto`` (interpreter/selection.py): the reference first, then the python engine,
+then the llvm engine.
 
-The handover must be invisible: for random tuple programs and every point of handover, what the
-run leaves (fire counts, steps, fault, counters, storage) is the reference's own; a short run never
-leaves the reference and a long one is handed over.
+The handovers must be invisible: for random tuple programs and every pair of handover points,
+what the run leaves (fire counts, steps, fault, counters, storage) is the reference's own; a
+short run never leaves the reference, a long one is handed over, and a longer one again.
 """
 from __future__ import annotations
 
@@ -36,6 +37,16 @@ def test_a_handover_at_any_step_leaves_what_the_reference_leaves(case, first):
     assert outcome(tp, inputs, budget, partial(selection.run, first=first)) == want
 
 
+@settings(max_examples=max(1, EXAMPLES // 4), deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs(), st.integers(0, 100), st.integers(0, 200))
+def test_a_second_handover_to_llvm_at_any_step_leaves_what_the_reference_leaves(case, first, second):
+    tp, inputs, budget = case
+    note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}\n{first=} {second=}")
+    want = outcome(tp, inputs, budget, engine.run)
+    assert outcome(tp, inputs, budget, partial(selection.run, first=first, second=second)) == want
+
+
 def _matmul(rows: int, cols: int):
     path = ROOT / "examples" / "asm" / "matrix-multiplication.incaa"
     tp = encode(assemble_text(path.read_text(encoding="utf-8"), str(path), {"R": rows, "C": cols}))
@@ -50,6 +61,11 @@ def test_every_handover_point_of_a_kernel_and_every_step_budget():
             if budget > 0:
                 run = partial(selection.run, first=first)
                 assert outcome(tp, inputs, budget, run) == outcome(tp, inputs, budget, engine.run)
+        for second in (0, 9):  # and on to the llvm engine a few steps later
+            for budget in (first + second, total):
+                if budget > 0:
+                    run = partial(selection.run, first=first, second=second)
+                    assert outcome(tp, inputs, budget, run) == outcome(tp, inputs, budget, engine.run)
 
 
 def test_a_short_run_stays_on_the_reference_and_a_long_one_is_handed_over():
@@ -62,6 +78,23 @@ def test_a_short_run_stays_on_the_reference_and_a_long_one_is_handed_over():
     assert r.engine == "reference+python" and r.instructions > selection.budget(len(big.tuples))
     want = execute(big, prof, big_inputs, engine="reference")
     assert (r.outputs, r.by_class, r.time_ns) == (want.outputs, want.by_class, want.time_ns)
+
+
+def test_a_run_longer_than_llvm_s_cost_goes_on_in_the_llvm_engine(monkeypatch):
+    monkeypatch.setattr(selection, "LLVM_MIN_STEPS", 20_000)
+    monkeypatch.setattr(selection, "LLVM_STEPS_PER_TUPLE", 0)
+    tp, inputs = _matmul(24, 24)
+    prof = load_profile("scratchpad")
+    r = execute(tp, prof, inputs)
+    assert r.engine == "reference+python+llvm"
+    want = execute(tp, prof, inputs, engine="reference")
+    assert (r.outputs, r.by_class, r.time_ns, r.instructions) == (want.outputs, want.by_class,
+                                                                   want.time_ns, want.instructions)
+
+
+def test_without_llvmlite_a_long_run_stays_on_the_python_engine(monkeypatch):
+    monkeypatch.setattr(selection, "find_spec", lambda name: None)
+    assert selection.llvm_budget(10) is None
 
 
 def test_the_budget_grows_with_the_program():
