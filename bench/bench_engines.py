@@ -8,6 +8,7 @@ Not a test: a script that prints numbers. From the repository root, after ``pip 
     python bench/bench_engines.py --kernel examples/kernels/convolution.incaq -O 2
     python bench/bench_engines.py --payload 131072 --engines reference,llvm --runs 3 --end-to-end
     python bench/bench_engines.py --payload 524288 --profile base --engines llvm --max-steps 200000000
+    python bench/bench_engines.py --sweep         # issue 13's report sweep, auto against the reference
 
 Workload: ``examples/kernels/matrix-multiplication.incaq --payload 8192`` compiled at -O0
 (271,652 tuples), seeded inputs (``--seed 1``). Each run goes through ``execute()``, the entry
@@ -22,11 +23,21 @@ generation with the function cache empty, the compiled function's run on its own
 *excluding compilation* is the executed tuples over that run. ``--end-to-end`` also times
 ``inca run --engine E`` as a new process (so with the interpreter's start, compilation, install
 and printing), the reference once and the others ``--runs`` times, and prints the ratios.
+
+``--sweep`` times issue 13's sweep past the paper's sizes, ``inca report --kernels
+matrix-multiplication --payloads 8192,32768,131072 --profiles
+scratchpad,base,scratchpad-400g,scratchpad-1000g -j 1 --no-cache --format csv``, as a new process
+with ``--engine auto`` (``--runs`` times, median) and with ``--engine reference`` (once), checks
+that the two CSVs are the same but for the engine column, and prints the ratio (target 20x).
+
+Processes run with Python's bytecode cache, as an installed toolchain does (the script removes
+PYTHONDONTWRITEBYTECODE for them).
 """
 from __future__ import annotations
 
 import argparse
 import ctypes
+import os
 import statistics
 import subprocess
 import sys
@@ -45,6 +56,10 @@ from inca.interpreter.pygen import translate
 TARGET = 10_000_000  # tuples/s of the python engine, translation included (issue 13)
 LLVM_TARGET = 1_000_000_000  # tuples/s of the llvm engine, compilation excluded (issue 13)
 END_TO_END_TARGET = 50  # inca run with the llvm engine against the reference, end to end
+SWEEP_TARGET = 20  # the report sweep with auto against the reference, end to end
+SWEEP = ["--kernels", "matrix-multiplication", "--payloads", "8192,32768,131072", "--profiles",
+         "scratchpad,base,scratchpad-400g,scratchpad-1000g", "-j", "1", "--no-cache", "--format", "csv"]
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def phases(tp, profile, inputs) -> tuple[float, float, float]:
@@ -97,8 +112,32 @@ def end_to_end(args, name: str) -> float:
            str(args.payload), f"-O{args.opt}", "--profile", args.profile, "--seed", "1",
            "--max-steps", str(args.max_steps), "--engine", name]
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True)
+    subprocess.run(cmd, check=True, capture_output=True, env=ENV)
     return time.perf_counter() - t0
+
+
+def sweep(engine: str) -> tuple[float, list[list[str]]]:
+    """Seconds of the sweep's ``inca report --engine engine`` as a new process, and its CSV rows
+    without the engine column."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "inca.interpreter.cli", "report", *SWEEP,
+                           "--engine", engine], check=True, capture_output=True, text=True, env=ENV)
+    wall = time.perf_counter() - t0
+    rows = [line.split(",") for line in proc.stdout.splitlines()]
+    drop = rows[0].index("engine")
+    return wall, [r[:drop] + r[drop + 1:] for r in rows]
+
+
+def sweep_figures(runs: int) -> None:
+    sweep("auto")  # once to write the bytecode cache, as an install does
+    auto = [sweep("auto") for _ in range(max(1, runs))]
+    ref_wall, ref_rows = sweep("reference")
+    wall = statistics.median(w for w, _ in auto)
+    same = all(rows == ref_rows for _, rows in auto)
+    print(f"sweep             inca report {' '.join(SWEEP)}")
+    print(f"sweep             --engine auto {wall:.2f} s (median of {len(auto)}), --engine reference "
+          f"{ref_wall:.2f} s: {ref_wall / wall:.1f}x (target {SWEEP_TARGET}x); reports "
+          f"{'the same' if same else 'DIFFER'} but for the engine column ({len(ref_rows) - 1} rows)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,7 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-steps", type=int, default=100_000_000, help="step budget (default 1e8)")
     ap.add_argument("--end-to-end", action="store_true",
                     help="also time `inca run` as a new process (the reference once)")
+    ap.add_argument("--sweep", action="store_true",
+                    help="only time issue 13's report sweep with auto and with the reference")
     args = ap.parse_args(argv)
+    if args.sweep:
+        sweep_figures(args.runs)
+        return 0
     names = [e for e in args.engines.split(",") if e]
     if any(e not in ENGINES for e in names):
         ap.error(f"--engines: choose from {', '.join(ENGINES)}")
