@@ -193,7 +193,7 @@ def cmd_run(args) -> int:
     from ..compiler.frontend import load_tuples
     from .engine import RuntimeFault, StepLimit
     from .inputs import check_footprint, gather_inputs, to_json_data, to_text
-    from .llvmengine import LLVMUnavailable
+    from .engine import LLVMUnavailable
     from .loader import execute, fault_diagnostic, summary_lines, time_us_text
     from .profiles import load_profile
 

@@ -47,6 +47,11 @@ class StepLimit(RuntimeFault):
     """The kernel ran more tuples than allowed (``--max-steps``)."""
 
 
+class LLVMUnavailable(Exception):
+    """llvmlite cannot be imported or cannot load LLVM (raised by :mod:`.llvmengine`; here so
+    the front ends can catch it without importing the llvm engine's code generator)."""
+
+
 # ---- address generation ---------------------------------------------------------------------
 
 def _index_fn(expr: Affine, buffers: dict[str, Buffer]) -> Callable[[], int]:

@@ -25,7 +25,7 @@ from array import array
 from collections import OrderedDict
 
 from .blocks import Untranslatable, analyse, block_fires
-from .engine import Execution, arm, finish, off_end, prepare, run_fast
+from .engine import Execution, LLVMUnavailable, arm, finish, off_end, prepare, run_fast
 from .engine import run as run_reference
 from .llvmgen import translate
 from .nic import NIC, CountingEvent
@@ -41,10 +41,6 @@ _CACHE_SIZE = 64
 _llvm: dict[str, object] = {}  # the binding module and a target machine per level, once loaded
 _cache: OrderedDict[tuple[str, int], tuple[object, object]] = OrderedDict()
 _WIDE_DIVISION = re.compile(r"\b[su](?:div|rem) <?(?:\d+ x )?i(?:12[89]|1[3-9]\d|[2-9]\d\d|\d{4,})\b")
-
-
-class LLVMUnavailable(Exception):
-    """llvmlite cannot be imported or cannot load LLVM."""
 
 
 class UnresolvedSymbol(Exception):

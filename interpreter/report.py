@@ -389,7 +389,7 @@ def _cpu_report(args, study, paper, output: str | None) -> int:
     from . import cpu_report
     from .blocks import Untranslatable
     from .cpu import CPUMismatch
-    from .llvmengine import LLVMUnavailable
+    from .engine import LLVMUnavailable
 
     for option, given in (("--grid", study.axes), ("--scheduler", args.scheduler),
                           ("--x", args.x)):

@@ -20,9 +20,7 @@ import time
 
 from importlib.util import find_spec
 
-from . import pyengine
-from .blocks import Untranslatable
-from .engine import Execution, Prepared, finish, fires_by_tuple, off_end, prepare, run_fast, run_some
+from .engine import Execution, LLVMUnavailable, Prepared, finish, fires_by_tuple, off_end, prepare, run_fast, run_some
 from .nic import NIC, CountingEvent
 
 #: The python engine's translation and compilation cost, in reference steps (one step of scalar
@@ -65,7 +63,10 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
         steps, finished = run_fast(prep, counter, fires, max_steps), True
     else:
         steps, finished = run_some(prep, counter, fires, first)
-        if not finished:
+        if not finished:  # a long run: only now are the code generators worth importing
+            from . import pyengine
+            from .blocks import Untranslatable
+
             try:
                 planned = pyengine.plan(nic, counter, entry)
             except Untranslatable:  # the reference goes on to the end
@@ -94,11 +95,11 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
 def _llvm(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int, steps: int,
           planned) -> Execution:
     """The rest of a run on the llvm engine; on the python engine if llvmlite will not load."""
-    from . import llvmengine
+    from . import llvmengine, pyengine
 
     try:
         return llvmengine.run(nic, counter, done, max_steps, steps, planned)
-    except llvmengine.LLVMUnavailable:
+    except LLVMUnavailable:
         return pyengine.run(nic, counter, done, max_steps, steps, planned)
 
 
