@@ -7,14 +7,16 @@ so an interrupted study loses no finished entry and never leaves half a file:
   of the ``.incaq`` files beside it (modules it may ``use``), the compile options and the
   toolchain; the entry holds the hash of the tuple program's canonical JSON bytes.
 * ``run/<key>.json``: one execution and its priced cells. The key hashes the tuple program's
-  bytes, the input seed, the step budget and the toolchain; the entry holds the run's tally
+  bytes, the input seed and the step budget; the entry holds the run's tally
   (:class:`~inca.interpreter.loader.Tally`) and the statistics under every profile priced so
   far, keyed by a hash of the profile's memory kind and exact parameters.
 
-The toolchain is the version and a hash of the installed package's sources, so an edited checkout
-never reads entries an older model wrote. An entry also carries its own key and a hash of its
-body: a corrupt, truncated or foreign file is ignored and recomputed, never trusted (the cache is
-a memo, not a security boundary: anyone who can write the folder can write a consistent entry).
+The toolchain is the version and a hash of the installed package's sources, recorded in every
+entry, so an edited checkout never reads entries an older model wrote. An entry also carries its
+own key, and its body as JSON text with the hash of that text (checked without encoding the
+body again): a corrupt, truncated or foreign file is ignored and recomputed, never trusted (the
+cache is a memo, not a security boundary: anyone who can write the folder can write a consistent
+entry).
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from pathlib import Path
 from ..lang import __version__
 from ..lang.isa import OpClass
 
-FORMAT = "incac-study-cache/1"
+FORMAT = "incac-study-cache/2"
 
 
 def default_dir() -> Path:
@@ -56,6 +58,13 @@ def digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def _text_hash(text) -> str:
+    """The hash of an entry's body text (TypeError when it is not text)."""
+    if not isinstance(text, str):
+        raise TypeError("an entry's body is JSON text")
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def profile_key(memory: str, params: tuple[tuple[str, Fraction], ...]) -> str:
     return digest(memory, [(k, f"{v.numerator}/{v.denominator}") for k, v in params])[:32]
 
@@ -73,18 +82,20 @@ class Cache:
         """The body of an entry, or None when it is missing, corrupt or not this key's."""
         try:
             doc = json.loads(self._path(kind, key).read_text(encoding="utf-8"))
-            body = doc["body"]
-            if (doc["format"], doc["kind"], doc["key"], doc["toolchain"], doc["check"]) != (
-                    FORMAT, kind, key, toolchain(), digest(body)) or not isinstance(body, dict):
+            text = doc["body"]
+            if (doc["format"], doc["kind"], doc["key"], doc["toolchain"]) != (
+                    FORMAT, kind, key, toolchain()) or doc["check"] != _text_hash(text):
                 return None
-            return body
+            body = json.loads(text)
+            return body if isinstance(body, dict) else None
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return None
 
     def write(self, kind: str, key: str, body: dict) -> None:
         """Replace an entry atomically; a cache that cannot be written is only a slower study."""
+        text = json.dumps(body, separators=(",", ":"))
         doc = {"format": FORMAT, "kind": kind, "key": key, "toolchain": toolchain(),
-               "check": digest(body), "body": body}
+               "check": _text_hash(text), "body": text}
         path = self._path(kind, key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

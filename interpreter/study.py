@@ -199,13 +199,14 @@ def runs(study: Study) -> list[Run]:
     return out
 
 
-def _folder_texts(path: Path, cache: dict) -> tuple[str, list]:
-    """A kernel's text and the texts beside it (what a ``use`` may read), read once per folder."""
+def _folder_texts(path: Path, cache: dict) -> tuple[str, str]:
+    """A kernel's text and a hash of the texts beside it (what a ``use`` may read), read and
+    hashed once per folder."""
     from ..compiler.frontend import read_source
 
     folder = path.parent
     if folder not in cache:
-        cache[folder] = sorted((p.name, p.read_bytes().hex()) for p in folder.glob("*.incaq"))
+        cache[folder] = digest(sorted((p.name, p.read_bytes().hex()) for p in folder.glob("*.incaq")))
     return read_source(str(path)).text, cache[folder]
 
 

@@ -138,9 +138,13 @@ def test_cache_reuses_cells_and_distrusts_bad_entries(tmp_path, monkeypatch):
     assert calls == [] and len(rows_of(grown)) == 6  # a new value: priced from the cached runs
     assert [r for r in rows_of(grown) if r["link_gbps"] != "300"] == rows_of(first)
     runs[0].write_text(runs[0].read_text()[:-20])  # truncated
-    body = json.loads(runs[1].read_text())
-    body["body"]["cells"] = {k: [1, 1, 1] for k in body["body"]["cells"]}  # tampered
-    runs[1].write_text(json.dumps(body))
+    doc = json.loads(runs[1].read_text())
+    body = json.loads(doc["body"])
+    body["cells"] = {k: [1, 1, 1] for k in body["cells"]}  # tampered
+    runs[1].write_text(json.dumps({**doc, "body": json.dumps(body)}))
+    compiled = sorted((cache / "compile").glob("*.json"))[0]
+    doc = json.loads(compiled.read_text())
+    compiled.write_text(json.dumps({**doc, "body": json.loads(doc["body"])}))  # not text: foreign
     assert inca_report(*args, cache=cache)[1] == first and len(calls) == 2
     assert inca_report(*args, cache=cache)[1] == first and len(calls) == 2  # rewritten entries
 
