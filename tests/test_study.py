@@ -149,6 +149,30 @@ def test_cache_reuses_cells_and_distrusts_bad_entries(tmp_path, monkeypatch):
     assert inca_report(*args, cache=cache)[1] == first and len(calls) == 2  # rewritten entries
 
 
+def test_an_interrupted_study_keeps_every_finished_execution(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    args = ("--kernels", "dot-product,hadamard-product", "--payloads", "128,256", "--profiles",
+            "scratchpad", "--variants", "default", "--format", "csv", "-j", "1")
+    real = study.run_task
+    done = []
+
+    def interrupted(task):  # Ctrl-C while the third execution runs
+        if len(done) == 2:
+            raise KeyboardInterrupt
+        done.append(task.run)
+        return real(task)
+
+    monkeypatch.setattr(study, "run_task", interrupted)
+    code, out, _ = inca_report(*args, cache=cache)
+    assert code == 130 and out == ""
+    again = []
+    monkeypatch.setattr(study, "run_task", lambda task: again.append(task.run) or real(task))
+    code, rows, err = inca_report(*args, cache=cache)
+    assert code == 0, err
+    assert len(again) == 2 and not set(again) & set(done)  # the two finished ones came from the cache
+    assert rows == inca_report(*args)[1]
+
+
 def test_default_engine_is_inca_runs():
     run = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices["run"]._actions
                if "--engine" in a.option_strings)
