@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="stop a runaway kernel after N tuples (default 100000000)")
     run.add_argument("--engine", choices=("auto", "reference", "python", "llvm"), default="auto",
                      help="what runs the program: auto (default: the reference, then python "
-                          "once the run proves long), reference (fires tuple by tuple), python "
+                          "once the run proves long, then llvm if it goes on), reference (fires tuple by tuple), python "
                           "(translates it into Python first) or llvm (into machine code, needs "
                           "llvmlite); same results, --trace always uses the reference")
     run.add_argument("--cpu", action="store_true",
