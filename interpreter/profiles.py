@@ -6,7 +6,6 @@ All parameters are exact rationals (:class:`fractions.Fraction`), so ``elem_gap 
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from fractions import Fraction
@@ -198,6 +197,8 @@ def load_profile(spec: str, overrides: dict[str, str] | None = None) -> Profile:
     if sum(text.count(c) for c in ".[{") > PROFILE_NESTING_CHARS:
         raise _fail(f"not a cost profile: more than {PROFILE_NESTING_CHARS} '.', '[' and '{{'",
                     "a profile is a list of NAME = VALUE lines", spec)
+    import tomllib  # only for profile files: a preset needs no TOML parser
+
     try:
         doc = tomllib.loads(text)
     except (ValueError, RecursionError) as e:
