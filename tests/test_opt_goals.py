@@ -38,12 +38,13 @@ def test_O2_is_within_one_and_a_half_times_the_bound(kernel):
     assert modeled_ns(kernel, 128, 2) <= Fraction(3, 2) * BOUND_O2_128[kernel]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12: linear interpolation's data-dependent gather")
 def test_O2_linear_interpolation_is_within_twice_the_bound():
     assert modeled_ns("linear-interpolation", 128, 2) <= 2 * BOUND_O2_128["linear-interpolation"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12: filter needs if-conversion of its compaction")
+@pytest.mark.xfail(strict=True, reason="issue 12: two instructions per element after if-conversion; "
+                   "branching code that keeps the count in the program counter reaches 5x but "
+                   "--verify cannot prove it (docs/optimiser.md)")
 def test_O2_filter_is_five_times_faster_than_O0():
     assert 5 * modeled_ns("filter", 128, 2) <= modeled_ns("filter", 128, 0)
 

@@ -310,3 +310,21 @@ def test_a_constant_range_wider_than_i64_still_compiles_and_runs_as_at_O0():
     prog = compile_source(Source("k.incaq", text), level=O1)
     with pytest.raises(StepLimit):
         execute(encode(prog), PROFILE, {}, max_steps=1000)
+
+
+GATHER = ("param N = 16\ninput Y: f64[N]\ninput T: f64[N]\noutput Z: f64[N]\n"
+          "for k in 0 .. N do {\n    i = i64(T[k])\n    if i < 0 then { i = 0 }\n"
+          "    if i > N - 2 then { i = N - 2 }\n    Z[k] = Y[i] + T[k] * (Y[i + 1] - Y[i])\n}\n")
+
+
+def test_a_gather_is_split_out_and_the_rest_vectorised():
+    text = remarks(GATHER, O2)
+    assert "[gather] loop over k split around its gather" in text
+    asm = print_program(compile_source(Source("k.incaq", GATHER), level=O2))
+    assert "Y[i:i+2]" in asm and "Z[0:16]" in asm
+
+
+def test_a_carried_scalar_keeps_its_gather_in_the_loop():
+    text = GATHER.replace("    i = i64(T[k])\n", "    i = i64(T[k]) + c\n    c = i\n").replace(
+        "output Z: f64[N]\n", "output Z: f64[N]\nvar c: i64\n")
+    assert "[gather] loop over k not split around its gather: c is carried" in remarks(text, O2)

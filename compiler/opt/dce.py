@@ -47,8 +47,11 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
         read: set[str] = set()
         for s in stmts(body):
             for x in own_exprs(s):
-                read |= {n.id for n in nodes(x) if isinstance(n, Name)}
-                read |= {n.base for n in nodes(x) if isinstance(n, Index)}
+                for n in nodes(x):
+                    if isinstance(n, Name):
+                        read.add(n.id)
+                    elif isinstance(n, Index):
+                        read.add(n.base)
 
         def dead(s) -> bool:
             if not isinstance(s, Assign):
@@ -59,11 +62,19 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
             return sym is not None and sym.role == "var" and name not in read \
                 and not _faults(s.value, k.syms) and (isinstance(t, Name) or not any(
                     _faults(ix, k.syms) for ix in t.indices) and _in_bounds(t, k.syms))
-        count = sum(1 for s in stmts(body) if dead(s))
+        count = 0
+
+        def drop(s) -> tuple:
+            nonlocal count
+            if dead(s):
+                count += 1
+                return ()
+            return (s,)
+        new = map_stmts(body, drop)
         if not count:
             break
         removed += count
-        body = map_stmts(body, lambda s: () if dead(s) else (s,))
+        body = new
     if removed:
         remarks.done(None, f"removed {removed} assignment{'s' if removed != 1 else ''} to "
                      "scalars nothing reads")

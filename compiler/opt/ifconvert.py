@@ -1,6 +1,8 @@
 """Pass ``ifconvert`` (-O2): conditionals become straight-line code.
 
-A clamp ``if x < K then x = K`` becomes ``x = max(x, K)`` (and ``>``, ``min``), anywhere.
+A clamp ``if x < K then x = K`` becomes ``x = max(x, K)`` (and ``>``, ``min``), anywhere; a step
+``if c then x = x + 1`` (``- 1``) on an i64 scalar becomes ``x = x + c`` (rules ``if-inc`` and
+``if-dec`` of rules.py).
 
 ``if c then { B[n] = v; n = n + 1 }`` (a compaction: the filter kernel) becomes
 ``B[n] = v; n = n + c``: the value is stored whether or not it is kept, and the count moves by
@@ -25,6 +27,7 @@ from ..incaq.checked import Seq, type_of
 from . import show
 from .ir import Kernel, affine, const_int, map_stmts, names_read, own_exprs, stmts
 from .remarks import Remarks
+from .rules import identity
 
 
 class Converter:
@@ -136,10 +139,30 @@ def _clamp(s, k: Kernel, remarks: Remarks) -> tuple:
     return (Assign(c.left, Call(func, (c.left, c.right), s.loc), s.loc),)
 
 
+def _step(s, k: Kernel, remarks: Remarks) -> tuple:
+    """``if c then x = x + 1`` (``- 1``) on an i64 scalar x is ``x = x + c`` (rules ``if-inc``,
+    ``if-dec``): c is evaluated once either way, and the step cannot fault."""
+    if not (isinstance(s, If) and not s.orelse and len(s.then) == 1 and isinstance(s.cond, Compare)):
+        return (s,)
+    a = s.then[0]
+    if not (isinstance(a, Assign) and isinstance(a.target, Name) and isinstance(a.value, Binary)
+            and a.value.op in ("+", "-") and a.value.left == a.target
+            and a.value.right == Num(1, False)):
+        return (s,)
+    sym = k.syms[a.target.id]
+    if sym.kind != "scalar" or sym.dtype != "i64":
+        return (s,)
+    identity("if-inc" if a.value.op == "+" else "if-dec")
+    remarks.done(s.loc, f"if on {a.target.id} turned into {a.target.id} = {a.target.id} "
+                 f"{a.value.op} ({show.expr(s.cond)})")
+    return (Assign(a.target, Binary(a.value.op, a.target, s.cond, a.loc), s.loc),)
+
+
 def ifconvert(k: Kernel, remarks: Remarks) -> Kernel:
     """If-convert the conditional appends of the kernel's top-level counted loops (a loop nested in
     another would start with the count the outer loop left, which is not known)."""
     k = k.but(map_stmts(k.body, lambda s: _clamp(s, k, remarks)))
+    k = k.but(map_stmts(k.body, lambda s: _step(s, k, remarks)))
     conv = Converter(k, remarks)
     out = []
     for s in k.body:

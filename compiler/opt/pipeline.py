@@ -13,6 +13,7 @@ from ..incaq.checked import Checked
 from .canon import canon
 from .dce import dce
 from .fold import fold
+from .gather import gather
 from .ifconvert import ifconvert
 from .interchange import interchange
 from .propagate import propagate
@@ -69,6 +70,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("propagate", 1, lambda k, r, lv: propagate(k, r)),
     ("licm", 1, lambda k, r, lv: licm(k, r)),
     ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r)),
+    ("gather", 2, lambda k, r, lv: gather(k, r)),
     ("interchange", 2, lambda k, r, lv: interchange(k, r)),
     ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),
     ("vectorise", 2, lambda k, r, lv: vectorise(k, r)),

@@ -47,6 +47,40 @@ RULES: tuple[Rule, ...] = (
     Rule("fmul-zero", "*", 0.0, "both", "c", "f64", ("nsz", "nnan", "ninf")),
 )
 
+
+@dataclass(frozen=True)
+class Identity:
+    """``lhs = rhs`` for every value of the variables, in type ``dtype``: the rewrites of a shape a
+    :class:`Rule` cannot say, on which passes that restructure code rely.
+
+    Terms are tuples ``(op, arg, ...)``: ``+ -`` and the relations ``< <= > >= == !=`` (whose
+    value is the truth of the relation), ``ite`` (``(ite, c, a, b)``: a if c else b), ``bool``
+    (1 if its argument is true, else 0); a string is a variable (``c`` a truth value, every other
+    one of type ``dtype``), an int a constant. ``tests/test_opt_rules.py`` proves each row with z3
+    (i64 over 64-bit bit-vectors, f64 in IEEE arithmetic)."""
+
+    name: str
+    dtype: str
+    lhs: tuple | str
+    rhs: tuple | str
+    used_by: str  # the pass that relies on it
+
+
+IDENTITIES: tuple[Identity, ...] = (
+    # if c then x = x + 1 (or - 1) is x = x + c (ifconvert)
+    Identity("if-inc", "i64", ("ite", "c", ("+", "x", 1), "x"), ("+", "x", ("bool", "c")), "ifconvert"),
+    Identity("if-dec", "i64", ("ite", "c", ("-", "x", 1), "x"), ("-", "x", ("bool", "c")), "ifconvert"),
+)
+
+
+def identity(name: str) -> Identity:
+    """The row of IDENTITIES a pass relies on (a KeyError names a rule missing from the table)."""
+    for r in IDENTITIES:
+        if r.name == name:
+            return r
+    raise KeyError(name)
+
+
 #: Flags -Ofast (``-ffast-math``) grants.
 FAST_MATH = frozenset(("nsz", "nnan", "ninf"))
 

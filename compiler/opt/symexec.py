@@ -55,6 +55,8 @@ class Machine:
         self.decls = {d.name: d for d in prog.decls}
         self.steps = 0
         self.ipdom = _post_dominators(prog)
+        self.targets = {ins.target for ins in prog.instrs if ins.op in ("BLEZ", "JMP")}
+        self.order_cache: dict[tuple[int, int], dict[int, int] | None] = {}
 
     # ---- values ----------------------------------------------------------------------------
 
@@ -66,6 +68,12 @@ class Machine:
     def convert(self, t, src: str, dst: str, state: State):
         if src == dst:
             return t
+        if z3.is_app_of(t, z3.Z3_OP_ITE) and all(_is_value(x) for x in t.children()[1:]):
+            # a compare's 1 or 0 (if-conversion's x - (a > b)): convert each side, so the term
+            # stays a choice between two constants
+            c, a, b = t.children()
+            return z3.If(c, z3.simplify(self.convert(a, src, dst, state)),
+                         z3.simplify(self.convert(b, src, dst, state)))
         if dst == "f64":
             return z3.ToReal(z3.BV2Int(t, is_signed=True)) if self.reals else z3.fpSignedToFP(RNE, t, F64)
         if self.reals:
@@ -85,6 +93,11 @@ class Machine:
 
     def apply_i64(self, op: str, a, b, state: State):
         one, zero = z3.BitVecVal(1, 64), z3.BitVecVal(0, 64)
+        if op in ("ADD", "SUB") and _test(b) is not None:
+            # x +- (a compare's 1 or 0) is written as the branch it replaces leaves it (rules
+            # if-inc, if-dec), so both programs' terms simplify alike
+            c = z3.Not(_test(b))
+            return z3.If(c, a + 1 if op == "ADD" else a - 1, a)
         match op:
             case "ADD":
                 return a + b
@@ -188,13 +201,16 @@ class Machine:
         strides.reverse()
         for idx, n, s in zip(ref.index, shape, strides):
             if isinstance(idx, Slice):
-                lo = concrete(self.index_value(idx.lo, state))
-                if lo is None:
-                    raise Unsupported("a vector slice whose start depends on the inputs")
-                hi = lo + (idx.length - 1) * idx.step
-                if not (0 <= lo < n and 0 <= hi < n):
-                    state.ok = z3.BoolVal(False)
-                offs = [(lo + j * idx.step) * s for j in range(idx.length)]
+                start = self.index_value(idx.lo, state)
+                lo = concrete(start)
+                last = (idx.length - 1) * idx.step
+                if lo is None:  # a gather at an address computed from the inputs
+                    state.ok = z3.And(state.ok, start >= 0, start + last < n)
+                    offs = [z3.simplify(start * s + j * idx.step * s) for j in range(idx.length)]
+                else:
+                    if not (0 <= lo < n and 0 <= lo + last < n):
+                        state.ok = z3.BoolVal(False)
+                    offs = [(lo + j * idx.step) * s for j in range(idx.length)]
             else:
                 v = self.index_value(idx, state)
                 c = concrete(v)
@@ -263,32 +279,136 @@ class Machine:
                 pc = ins.target
                 continue
             if ins.op == "BLEZ":
-                dtype = self.decls[ins.dest.name].dtype
-                value = self.load(ins.dest, state)[0]
-                test = _test(value)
-                cond = z3.simplify(test if test is not None else self.le_zero(value, dtype))
+                cond = self.condition(ins, state)
                 if z3.is_true(cond) or z3.is_false(cond):
                     pc = ins.target if z3.is_true(cond) else pc + 1
                     continue
                 join = self.ipdom.get(pc)
                 if join is None:
                     raise Unsupported("a branch on the inputs that never joins")
-                taken, _ = self.run(state.copy(), ins.target, join)
-                fall, _ = self.run(state.copy(), pc + 1, join)
-                state = _merge(cond, taken, fall)
+                rank = self.order(pc, join)
+                if rank is not None:
+                    state = self.run_forward(state, pc, cond, join, rank)
+                else:
+                    taken, _ = self.run(state.copy(), ins.target, join)
+                    fall, _ = self.run(state.copy(), pc + 1, join)
+                    state = _merge(cond, taken, fall)
                 pc = join
                 continue
-            dest_dtype = self.decls[ins.dest.name].dtype
-            vals, src_dtype = self.operand(ins.src, ins.dest, state)
-            vals = [self.convert(v, src_dtype, dest_dtype, state) for v in vals]
-            if ins.op == "PUTL":
-                self.store(ins.dest, vals, state)
-            else:
-                old = self.load(ins.dest, state)
-                self.store(ins.dest, [self.apply(ins.op, a, b, dest_dtype, state)
-                                      for a, b in zip(old, vals)], state)
+            self.data(ins, state)
             pc += 1
         return state, pc
+
+    def data(self, ins, state: State) -> None:
+        """One data instruction (PUTL or an ALU operation)."""
+        dest_dtype = self.decls[ins.dest.name].dtype
+        vals, src_dtype = self.operand(ins.src, ins.dest, state)
+        vals = [self.convert(v, src_dtype, dest_dtype, state) for v in vals]
+        if ins.op == "PUTL":
+            self.store(ins.dest, vals, state)
+        else:
+            old = self.load(ins.dest, state)
+            self.store(ins.dest, [self.apply(ins.op, a, b, dest_dtype, state)
+                                  for a, b in zip(old, vals)], state)
+
+    def condition(self, ins, state: State):
+        """``value <= 0`` of a BLEZ, simplified (True or False when it does not depend on inputs)."""
+        dtype = self.decls[ins.dest.name].dtype
+        value = self.load(ins.dest, state)[0]
+        test = _test(value)
+        return z3.simplify(test if test is not None else self.le_zero(value, dtype))
+
+    def order(self, pc: int, join: int) -> dict[int, int] | None:
+        """A topological order of the instructions between a BLEZ and its post-dominator (their
+        rank), or None when a loop runs between them."""
+        key = (pc, join)
+        if key not in self.order_cache:
+            instrs = self.prog.instrs
+            rank: dict[int, int] = {}
+            done: list[int] = []
+            state: dict[int, int] = {}  # 1: on the DFS stack, 2: finished
+
+            def succ(k: int) -> list[int]:
+                ins = instrs[k - 1]
+                return [] if ins.op == "END" else [ins.target] if ins.op == "JMP" else \
+                    [k + 1, ins.target] if ins.op == "BLEZ" else [k + 1]
+            stack, ok = [(pc, iter(succ(pc)))], True
+            state[pc] = 1
+            while stack and ok:
+                k, it = stack[-1]
+                nxt = next(it, None)
+                if nxt is None:
+                    stack.pop()
+                    state[k] = 2
+                    done.append(k)
+                elif nxt != join and 1 <= nxt <= len(instrs):
+                    if state.get(nxt) == 1:
+                        ok = False  # a loop
+                    elif nxt not in state:
+                        state[nxt] = 1
+                        stack.append((nxt, iter(succ(nxt))))
+            if ok:
+                rank = {k: r for r, k in enumerate(reversed(done))}
+                rank[join] = len(rank)
+            self.order_cache[key] = rank if ok else None
+        return self.order_cache[key]
+
+    def run_forward(self, state: State, pc: int, cond, join: int, rank: dict[int, int]) -> State:
+        """The paths from the BLEZ at pc to its post-dominator ``join``, run in topological order:
+        states that reach one jump target are merged there (with ``If`` on their path
+        conditions), so a region whose paths rejoin often costs one state per join, not one
+        per path."""
+        instrs = self.prog.instrs
+        pending: dict[int, list] = {}
+
+        def arrive(k: int, path, st: State, last=None) -> None:
+            if not 1 <= k <= len(instrs):  # ran off the program
+                st.ok, k = z3.BoolVal(False), join
+            elif instrs[k - 1].op == "END":  # the paths end here (join is the exit, or END)
+                k = join
+            pending.setdefault(k, []).append((path, st, last))
+        arrive(instrs[pc - 1].target, cond, state.copy(), cond)
+        arrive(pc + 1, z3.Not(cond), state, z3.Not(cond))
+        while True:
+            k = min(pending, key=rank.__getitem__)
+            entries = pending.pop(k)
+            if len(entries) == 2 and _complement(entries[0][2], entries[1][2]):
+                # two paths that left one test different ways: that test tells them apart, a
+                # shorter term than the paths
+                (p1, s1, c1), (p2, s2, _) = entries
+                path, st = z3.Or(p1, p2), _merge(c1, s1, s2)
+            else:
+                path, st, _ = entries[0]
+                for other, o, _ in entries[1:]:
+                    st = _merge(other, o, st)
+                    path = z3.Or(other, path)
+            if k == join:
+                return st
+            while True:
+                self.steps += 1
+                if self.steps > self.budget:
+                    raise OutOfBudget()
+                ins = instrs[k - 1]
+                if ins.op == "END":
+                    arrive(k, path, st)
+                    break
+                if ins.op == "JMP":
+                    arrive(ins.target, path, st)
+                    break
+                if ins.op == "BLEZ":
+                    c = self.condition(ins, st)
+                    if z3.is_true(c) or z3.is_false(c):
+                        k = ins.target if z3.is_true(c) else k + 1
+                    else:
+                        arrive(ins.target, z3.And(path, c), st.copy(), c)
+                        arrive(k + 1, z3.And(path, z3.Not(c)), st, z3.Not(c))
+                        break
+                else:
+                    self.data(ins, st)
+                    k += 1
+                if k == join or k in self.targets:
+                    arrive(k, path, st)
+                    break
 
 
 def _relation(op: str, a, b):
@@ -304,7 +424,27 @@ def _test(v):
         c, one, zero = v.children()
         if z3.is_bv_value(one) and z3.is_bv_value(zero) and (one.as_long(), zero.as_long()) == (1, 0):
             return z3.Not(c)
+        if z3.is_fp_value(one) and z3.is_fp_value(zero) and one.py_value() == 1.0 \
+                and zero.py_value() == 0.0:
+            return z3.Not(c)
     return None
+
+
+def _is_value(t) -> bool:
+    return z3.is_bv_value(t) or z3.is_fp_value(t) or z3.is_rational_value(t)
+
+
+def _complement(a, b) -> bool:
+    """Whether one condition is syntactically the negation of the other."""
+    if a is None or b is None:
+        return False
+    def strip(c):
+        neg = False
+        while z3.is_not(c):
+            c, neg = c.arg(0), not neg
+        return c, neg
+    (x, nx), (y, ny) = strip(a), strip(b)
+    return nx != ny and x.eq(y)
 
 
 def _merge(cond, a: State, b: State) -> State:

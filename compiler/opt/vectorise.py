@@ -92,6 +92,12 @@ class Vectoriser:
             raise Refused(f"the body assigns the loop variable {i}")
         if uses_outside_index(body, i):
             raise Refused(f"the loop variable {i} is used as a value, not only in indices")
+        for x in body:
+            for ix in (*x.target.indices, *(n for e in nodes(x.value) if isinstance(e, Index)
+                                            for n in e.indices)) if isinstance(x.target, Index) else ():
+                if isinstance(ix, Span) and names_read(ix.start) & names_written(body):
+                    raise Refused(f"a slice starts at {_show(ix.start)}, which the loop computes "
+                                  "(a gather)")
         body, after = self.expand(s, body, lo, trip)
         self.check_independent(s, body, lo, hi)
         out = tuple(self.vector_stmt(x, i, lo, trip) for x in body)
