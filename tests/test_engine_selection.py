@@ -11,6 +11,7 @@ import os
 from functools import partial
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
@@ -81,6 +82,7 @@ def test_a_short_run_stays_on_the_reference_and_a_long_one_is_handed_over():
 
 
 def test_a_run_longer_than_llvm_s_cost_goes_on_in_the_llvm_engine(monkeypatch):
+    pytest.importorskip("llvmlite")
     monkeypatch.setattr(selection, "LLVM_MIN_STEPS", 20_000)
     monkeypatch.setattr(selection, "LLVM_STEPS_PER_TUPLE", 0)
     tp, inputs = _matmul(24, 24)
