@@ -16,6 +16,7 @@ of the two parts add up to the reference's own.
 """
 from __future__ import annotations
 
+import sys
 import time
 
 from importlib.util import find_spec
@@ -32,9 +33,11 @@ STEPS_PER_TUPLE = 160
 
 
 #: The llvm engine's fixed cost, in python engine steps (one step is about 0.08 us on matrix
-#: multiplication): loading llvmlite (about 35 ms) and LLVM's optimisation and code generation
-#: (about 40 ms for a kernel, more for a longer program), bench_engines.py's phases.
-LLVM_MIN_STEPS = 1_000_000
+#: multiplication): loading llvmlite, about 35 ms once per process, and LLVM's optimisation and
+#: code generation, about 40 ms for a kernel and more for a longer program (bench_engines.py's
+#: phases).
+LLVM_LOAD_STEPS = 450_000
+LLVM_MIN_STEPS = 500_000
 LLVM_STEPS_PER_TUPLE = 5_000
 
 
@@ -44,8 +47,13 @@ def budget(size: int) -> int:
 
 
 def llvm_budget(size: int) -> int | None:
-    """Python engine steps before a run goes on in the llvm engine (None: llvmlite is missing)."""
-    return LLVM_MIN_STEPS + LLVM_STEPS_PER_TUPLE * size if find_spec("llvmlite") else None
+    """Python engine steps before a run goes on in the llvm engine (None: llvmlite is missing):
+    its compilation, and its loading unless this process has loaded it already."""
+    if "llvmlite.binding" in sys.modules:
+        return LLVM_MIN_STEPS + LLVM_STEPS_PER_TUPLE * size
+    if not find_spec("llvmlite"):
+        return None
+    return LLVM_LOAD_STEPS + LLVM_MIN_STEPS + LLVM_STEPS_PER_TUPLE * size
 
 
 def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,

@@ -8,6 +8,7 @@ short run never leaves the reference, a long one is handed over, and a longer on
 from __future__ import annotations
 
 import os
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -83,6 +84,7 @@ def test_a_short_run_stays_on_the_reference_and_a_long_one_is_handed_over():
 
 def test_a_run_longer_than_llvm_s_cost_goes_on_in_the_llvm_engine(monkeypatch):
     pytest.importorskip("llvmlite")
+    monkeypatch.setattr(selection, "LLVM_LOAD_STEPS", 0)
     monkeypatch.setattr(selection, "LLVM_MIN_STEPS", 20_000)
     monkeypatch.setattr(selection, "LLVM_STEPS_PER_TUPLE", 0)
     tp, inputs = _matmul(24, 24)
@@ -95,8 +97,17 @@ def test_a_run_longer_than_llvm_s_cost_goes_on_in_the_llvm_engine(monkeypatch):
 
 
 def test_without_llvmlite_a_long_run_stays_on_the_python_engine(monkeypatch):
+    monkeypatch.delitem(sys.modules, "llvmlite.binding", raising=False)
     monkeypatch.setattr(selection, "find_spec", lambda name: None)
     assert selection.llvm_budget(10) is None
+
+
+def test_llvm_s_budget_leaves_out_loading_it_once_it_is_loaded(monkeypatch):
+    monkeypatch.setattr(selection, "find_spec", lambda name: object())
+    monkeypatch.delitem(sys.modules, "llvmlite.binding", raising=False)
+    cold = selection.llvm_budget(10)
+    monkeypatch.setitem(sys.modules, "llvmlite.binding", object())
+    assert cold - selection.llvm_budget(10) == selection.LLVM_LOAD_STEPS
 
 
 def test_the_budget_grows_with_the_program():
