@@ -41,8 +41,9 @@ setup(
         # matplotlib is here so the test suite exercises `inca report --plot` too: without it that
         # test skips and the plotting code would go unrun in CI (its wheels need no compiler)
         # distributed: the cluster test starts a real Dask scheduler and workers
-        "test": ["pytest>=7.4,<10", "hypothesis>=6.90,<7", "matplotlib>=3.7,<4",
-                 "distributed>=2024.1,<2027"],
+        # pytest-xdist: the suite runs on every core (`-n auto`), the way to keep it short
+        "test": ["pytest>=7.4,<10", "pytest-xdist>=3.5,<4", "hypothesis>=6.90,<7",
+                 "matplotlib>=3.7,<4", "distributed>=2024.1,<2027"],
         "plot": ["matplotlib>=3.7,<4"],
         "cluster": ["distributed>=2024.1,<2027"],
     },

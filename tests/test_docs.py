@@ -116,7 +116,7 @@ def _readme_command(marker: str) -> str:
 
 def test_readme_shows_the_setup_commands():
     assert _readme_command("install").startswith("pip install -e '.[test]'")
-    assert _readme_command("test") == "python -m pytest -q"
+    assert _readme_command("test") == "python -m pytest -q -n auto"
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
