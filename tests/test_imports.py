@@ -9,6 +9,8 @@ through its incremental interface only, never its syntax tree.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,17 @@ def test_the_repl_reaches_the_incaq_compiler_through_its_incremental_interface_o
     for m in (m for m in GRAPH if m.startswith("inca.interpreter.")):
         used = {d for d in GRAPH[m] if d.startswith(incaq)}
         assert used <= {incaq + "incremental"}, f"{m} imports {sorted(used)}"
+
+
+def test_running_a_short_kernel_leaves_the_heavy_modules_unimported():
+    # the start of every command: a valid kernel parses on the fast path (no lark), a short run
+    # stays on the reference (no code generator, no llvmlite), a preset profile needs no TOML
+    kernel = ROOT / "examples" / "kernels" / "dot-product.incaq"
+    heavy = ("lark", "llvmlite", "inca.interpreter.pygen", "inca.interpreter.llvmgen", "tomllib",
+             "concurrent.futures.process", "z3")
+    code = (f"import sys\nfrom inca.interpreter import cli\n"
+            f"assert cli.main(['run', {str(kernel)!r}, '--seed', '1']) == 0\n"
+            f"print([m for m in {heavy!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "[]"

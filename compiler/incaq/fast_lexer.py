@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .grammar import KEYWORDS
+from .tokens import KEYWORDS
 
 
 class BailOut(Exception):

@@ -14,13 +14,6 @@ from lark.lark import PostLex
 from ... import lang as _lang_package
 from ...lang.diagnostics import Diagnostic, Loc, Source
 
-#: The reserved words of INCA-Q (``i64``/``f64`` are types and the conversion functions).
-KEYWORDS = frozenset(
-    "param input output inout var use func while do if then else for in return and or not "
-    "loop break continue "
-    "i64 f64".split()
-)
-
 class Layout(PostLex):
     """Post-lexer for the layout rules that a regular lexer cannot express.
 

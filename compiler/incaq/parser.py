@@ -19,18 +19,20 @@ The grammar is ``lang/incaq.lark`` (LALR(1)), and it is normative. Two paths rea
     balance, because every later error would then be a consequence of the first.
 
 Every input text either parses or raises :class:`DiagnosticError`: no lark or Python exception
-escapes for any text.
+escapes for any text. The lark path's modules are imported when it first runs: a text without
+errors is compiled without importing lark (a fifth of the tools' start).
 """
 from __future__ import annotations
 
-from lark import Tree
+from typing import TYPE_CHECKING
 
 from ...lang.diagnostics import DiagnosticError, Source
 from . import ast
-from .builder import Builder
 from .fast_parser import BailOut, parse_fast
-from .grammar import KEYWORDS, Quoter
-from .syntax_errors import MAX_ERRORS, Syntax
+from .tokens import KEYWORDS, MAX_ERRORS
+
+if TYPE_CHECKING:
+    from lark import Tree
 
 __all__ = ["parse", "parse_lark", "KEYWORDS", "MAX_ERRORS", "MAX_NESTING"]
 
@@ -54,6 +56,10 @@ def parse_lark(source: Source) -> ast.Module:
     """:func:`parse` by lark's LALR parser of ``lang/incaq.lark`` alone: the normative path, and
     the one every diagnostic comes from. :func:`parse` takes it whenever the fast path
     (:mod:`.fast_parser`) bails out."""
+    from .builder import Builder
+    from .grammar import Quoter
+    from .syntax_errors import Syntax
+
     quote = Quoter(source)
     tree, diags = Syntax(quote).run()
     if tree is not None:
@@ -80,6 +86,8 @@ _CHAINS = frozenset(("binary", "and_op", "or_op"))
 def _too_deep(tree: Tree) -> tuple[Tree | None, bool]:
     """The first node nested more than MAX_NESTING levels deep or chained more than
     ``ast.MAX_CHAIN`` operators long, if any, and whether it is the chain (without recursing)."""
+    from lark import Tree
+
     todo = [(tree, 1, 0)]
     while todo:
         node, depth, run = todo.pop()

@@ -15,10 +15,10 @@ from lark.parsers.lalr_interactive_parser import InteractiveParser
 from lark.parsers.lalr_parser_state import ParserState
 
 from ...lang.diagnostics import Diagnostic, Loc, did_you_mean
-from .grammar import KEYWORDS, Quoter, lark_parser
+from .grammar import Quoter, lark_parser
+from .tokens import KEYWORDS, MAX_ERRORS
 
 #: After this many syntax errors the rest of the file is not examined.
-MAX_ERRORS = 20
 
 # Terminal groups, by the names lark gives the grammar's terminals.
 _EXPR_START = frozenset({"NAME", "INT", "FLOAT", "LPAR", "MINUS", "NOT", "IF", "I64", "F64"})
