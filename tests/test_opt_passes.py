@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inca.compiler.incaq.pipeline import compile_source
 from inca.compiler.opt.pipeline import Level, Trace
@@ -328,3 +330,27 @@ def test_a_carried_scalar_keeps_its_gather_in_the_loop():
     text = GATHER.replace("    i = i64(T[k])\n", "    i = i64(T[k]) + c\n    c = i\n").replace(
         "output Z: f64[N]\n", "output Z: f64[N]\nvar c: i64\n")
     assert "[gather] loop over k not split around its gather: c is carried" in remarks(text, O2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(-4, 4), st.integers(-3, 3),
+                          st.integers(-4, 4)), min_size=1, max_size=2),
+       st.integers(0, 3), st.integers(1, 6), st.integers(0, 2))
+def test_dependence_agrees_with_counting_every_pair_of_iterations(dims, lo, trip, m_hi):
+    # A[a*i + b*m + c] against A[d*i + e*m + f]: i1 != i2 in lo .. lo+trip, m in 0 .. m_hi+1
+    from inca.compiler.incaq.ast import Binary, Index, Name, Num
+    from inca.compiler.incaq.checked import Sym
+    from inca.compiler.opt.dependence import Access, conflict
+
+    syms = {"i": Sym("i", "scalar"), "m": Sym("m", "scalar")}
+
+    def index(a, b, c):
+        return Binary("+", Binary("+", Binary("*", Num(a, False), Name("i")),
+                                  Binary("*", Num(b, False), Name("m"))), Num(c, False))
+
+    one = Access("A", tuple(index(a, 1, c) for a, c, _, _ in dims), True, 0, Index("A", ()))
+    two = Access("A", tuple(index(d, -1, f) for _, _, d, f in dims), False, 0, Index("A", ()))
+    hi = lo + trip
+    want = any(all(a * i1 + m + c == d * i2 - m + f for a, c, d, f in dims)
+               for i1 in range(lo, hi) for i2 in range(lo, hi) if i1 != i2 for m in range(m_hi + 1))
+    assert conflict(one, two, "i", lo, hi, syms, {"m": (0, m_hi + 1)}) == want

@@ -4,11 +4,16 @@ An access is an array name and its index expressions, affine in the loop variabl
 loop does not write (the same value in both iterations) and, for a vector index (:class:`Span`),
 in a position variable running over the span. Two accesses conflict when some pair of distinct
 iterations ``i1 != i2`` in the loop's range makes every index equal. The question is a small
-linear integer problem; z3 answers it exactly (z3 is imported only when a loop is analysed).
+linear integer problem; z3 answers it exactly (z3 is imported only when a loop is analysed). The
+question is handed to z3 as SMT-LIB text, parsed in one call: built term by term through z3's
+Python API, the same constraints cost about twenty times as much as z3 takes to answer them
+(most of an -O2 compilation's time). And the answers are remembered by the question's text: the
+passes ask the same few questions many times (convolution at -O2: 417 questions, 7 different).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..incaq.ast import Index
 from ..incaq.checked import Sym
@@ -30,18 +35,30 @@ class NotAffine(Exception):
     """An index is not an affine expression of loop-invariant scalars."""
 
 
-def _linear(z3, e, syms: dict[str, Sym], env: dict, fresh: list):
+def _num(v: int) -> str:
+    return str(v) if v >= 0 else f"(- {-v})"
+
+
+def _linear(e, syms: dict[str, Sym], env: dict[str, str], fresh: list, names: set[str]) -> str:
+    """The SMT-LIB term of an index: ``env`` names the loop variable's symbol in this iteration,
+    other scalars are one symbol each (the same in both iterations), a Span a fresh position."""
     if isinstance(e, Span):
-        t = z3.Int(f"t{len(fresh)}")
+        t = f"|t{len(fresh)}|"
         fresh.append((t, e.length))
-        return _linear(z3, e.start, syms, env, fresh) + t * e.step
+        return f"(+ {_linear(e.start, syms, env, fresh, names)} (* {_num(e.step)} {t}))"
     a = affine(e, syms)
     if a is None:
         raise NotAffine(e)
-    out = z3.IntVal(a[0])
+    terms = [_num(a[0])]
     for n, c in a[1].items():
-        out = out + c * env.get(n, z3.Int(n))  # z3.Int(n) is one symbol wherever it is made
-    return out
+        if n not in env:
+            names.add(n)
+        terms.append(f"(* {_num(c)} {env.get(n, _symbol(n))})")
+    return f"(+ {' '.join(terms)})" if len(terms) > 1 else terms[0]
+
+
+def _symbol(name: str) -> str:
+    return f"|{name}|"  # quoted: any INCA-Q name, never an SMT-LIB keyword
 
 
 def conflict(a: Access, b: Access, var: str, lo: int, hi: int, syms: dict[str, Sym],
@@ -50,17 +67,27 @@ def conflict(a: Access, b: Access, var: str, lo: int, hi: int, syms: dict[str, S
 
     ``ranges`` bounds other scalars (enclosing loop variables), which are the same in both
     iterations. Raises NotAffine when an index cannot be analysed."""
+    fresh: list = []
+    names: set[str] = set(ranges)
+    i1, i2 = "|__i1|", "|__i2|"
+    facts = [f"(= {_linear(x, syms, {var: i1}, fresh, names)} {_linear(y, syms, {var: i2}, fresh, names)})"
+             for x, y in zip(a.index, b.index)]
+    facts += [f"(>= {t} 0) (< {t} {_num(n)})" for t, n in fresh]
+    facts += [f"(>= {_symbol(n)} {_num(rlo)}) (< {_symbol(n)} {_num(rhi)})"
+              for n, (rlo, rhi) in ranges.items()]
+    facts.append(f"(>= {i1} {_num(lo)}) (< {i1} {_num(hi)}) (>= {i2} {_num(lo)}) (< {i2} {_num(hi)}) "
+                 f"(distinct {i1} {i2})")
+    symbols = [i1, i2, *(t for t, _ in fresh), *(_symbol(n) for n in sorted(names))]
+    return _satisfiable("".join(f"(declare-const {x} Int)" for x in symbols)
+                        + f"(assert (and {' '.join(facts)}))")
+
+
+@lru_cache(maxsize=1024)
+def _satisfiable(question: str) -> bool:
+    """Whether z3 finds the SMT-LIB ``question`` satisfiable or cannot tell (within 2 s)."""
     import z3
 
-    i1, i2 = z3.Int("__i1"), z3.Int("__i2")
     solver = z3.Solver()
     solver.set("timeout", 2000)
-    fresh: list = []
-    for x, y in zip(a.index, b.index):
-        solver.add(_linear(z3, x, syms, {var: i1}, fresh) == _linear(z3, y, syms, {var: i2}, fresh))
-    for t, n in fresh:
-        solver.add(t >= 0, t < n)
-    for n, (rlo, rhi) in ranges.items():
-        solver.add(z3.Int(n) >= rlo, z3.Int(n) < rhi)
-    solver.add(i1 >= lo, i1 < hi, i2 >= lo, i2 < hi, i1 != i2)
+    solver.from_string(question)
     return solver.check() != z3.unsat
