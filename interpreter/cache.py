@@ -134,9 +134,9 @@ def tally_from(body: dict):
     return Tally(body["source"], body["data_bytes"], tuple(groups))
 
 
-def priced_from(cell: list) -> tuple[int, Fraction]:
-    """(instructions, time_ns) of a stored cell."""
+def priced_from(cell: list) -> tuple[int, int, int]:
+    """(instructions, time_ns numerator, denominator) of a stored cell."""
     count, num, den = cell
     if type(count) is not int or type(num) is not int or type(den) is not int or den <= 0:
         raise ValueError("malformed cell")
-    return count, Fraction(num, den)
+    return count, num, den

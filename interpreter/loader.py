@@ -219,10 +219,15 @@ def reprice(r: RunResult, profile: Profile) -> RunResult:
 
 
 def time_us_text(time_ns: Fraction) -> str:
-    """The paper's print format: ns/1000 as a double, two decimals. (Integer true division rounds
-    correctly, as float() of the quotient does, without building a Fraction: studies print
-    tens of thousands of these.)"""
-    return f"{time_ns.numerator / (time_ns.denominator * 1000):.2f}"
+    """The paper's print format: ns/1000 as a double, two decimals."""
+    return us_text(time_ns.numerator, time_ns.denominator)
+
+
+def us_text(numerator: int, denominator: int) -> str:
+    """:func:`time_us_text` of numerator/denominator ns. (Integer true division rounds correctly,
+    as float() of the quotient does, without building a Fraction: studies print tens of
+    thousands of these.)"""
+    return f"{numerator / (denominator * 1000):.2f}"
 
 
 def ns_text(time_ns: Fraction) -> str:

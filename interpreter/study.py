@@ -111,13 +111,22 @@ class Task:
     profiles: tuple[Profile, ...]
 
 
+#: A priced cell: instructions, and the exact modeled time in ns as numerator and denominator
+#: (kept as integers from the pricing to the printed row: a study prints tens of thousands).
+Cell = tuple[int, int, int]
+
+
+def cell(instructions: int, time_ns: Fraction) -> Cell:
+    return instructions, time_ns.numerator, time_ns.denominator
+
+
 @dataclass(frozen=True)
 class Done:
     """A finished task: the program's hash, its tally and the priced cells."""
 
     program: str
     tally: object
-    cells: tuple[tuple[int, Fraction], ...]
+    cells: tuple[Cell, ...]
 
 
 RECORDING = None  # the profile runs are recorded under (made on first use: host memory, no limit)
@@ -151,7 +160,7 @@ def run_task(task: Task) -> Done:
     cells = []
     for profile in task.profiles:
         p = price(result.tally, profile)
-        cells.append((p.instructions, p.time_ns))
+        cells.append(cell(p.instructions, p.time_ns))
     return Done(digest(to_json(tp)), result.tally, tuple(cells))
 
 
@@ -211,7 +220,7 @@ def _folder_texts(path: Path, cache: dict) -> tuple[str, str]:
 
 
 def compute(study: Study, cache: Cache | None, workers: Callable[[int], int], scheduler: str | None,
-            progress: bool) -> dict[Run, tuple[list[Point], list[tuple[int, Fraction]]]]:
+            progress: bool) -> dict[Run, tuple[list[Point], list[Cell]]]:
     """Every cell: from the cache where it is there, else computed (and stored as it arrives);
     ``workers(n)`` is how many local processes run n executions."""
     from .loader import price
@@ -243,7 +252,7 @@ def compute(study: Study, cache: Cache | None, workers: Callable[[int], int], sc
         new = [p for p in pts if p.key not in stored]
         for p in new:  # a study grown by a value: the run is cached, only its new cells are priced
             q = price(tally, p.profile)
-            stored[p.key] = (q.instructions, q.time_ns)
+            stored[p.key] = cell(q.instructions, q.time_ns)
         if new:
             _store(cache, rkey, tally, stored)
         cells[run] = (pts, [stored[p.key] for p in pts])
@@ -279,7 +288,7 @@ def _from_entry(entry: dict | None, pts: list[Point]):
 def _store(cache: Cache | None, rkey: str, tally, stored: dict) -> None:
     if cache is None:
         return
-    cells = {k: [count, t.numerator, t.denominator] for k, (count, t) in stored.items()}
+    cells = {k: list(c) for k, c in stored.items()}
     cache.write("run", rkey, {"tally": tally_body(tally), "cells": cells})
 
 
@@ -332,7 +341,7 @@ class Progress:
 def rows(study: Study, cells: dict[Run, tuple[list[Point], list]], paper: PaperFigures) -> list[Row]:
     """A row per cell with the paper's figures beside, in a fixed order: kernel, variant, opt
     level, profile, the grid's values in the order given, payload."""
-    from .loader import time_us_text
+    from .loader import us_text
 
     prof_axes = [a for a in study.axes if a.kind == "profile"]
     kern_axes = [a for a in study.axes if a.kind == "kernel"]
@@ -355,7 +364,7 @@ def rows(study: Study, cells: dict[Run, tuple[list[Point], list]], paper: PaperF
         kp = {a.name: (str(params[a.name]) if a.name in params else None) for a in kern_axes}
         kp_key = tuple(kp.values())
         head = (run.kernel, VARIANTS.index(run.variant), OPTS.index(run.opt))
-        for pt, (count, time_ns) in zip(pts, got):
+        for pt, (count, num, den) in zip(pts, got):
             where = placed.get((pt.key, kp_key))
             if where is None:
                 where = placed[pt.key, kp_key] = place(pt, kp)
@@ -363,7 +372,7 @@ def rows(study: Study, cells: dict[Run, tuple[list[Point], list]], paper: PaperF
             figures = _paper_figures(run, pt, paper) if not params else (None, None, None)
             out.append(((*head, *rank, run.payload),
                         Row(run.kernel, run.variant, run.opt, pt.name, run.payload, count,
-                            time_us_text(time_ns), *figures, dims)))
+                            us_text(num, den), *figures, dims)))
     out.sort(key=lambda kr: kr[0])
     return [r for _, r in out]
 
