@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..lang.gcpause import collector_paused
 from ..lang.numbers import NumberError, parse_int
 from ..lang.userfiles import cannot_write, check_output, write_text
 from .paper import PAYLOADS, PaperFigures
@@ -373,8 +374,9 @@ def cmd_report(args) -> int:
     cache = None if args.no_cache else Cache(Path(args.cache) if args.cache else default_dir())
     cells = compute(study, cache, lambda n: worker_count(args.jobs, n), args.scheduler,
                     progress=sys.stderr.isatty() and not args.quiet)
-    rows = study_rows(study, cells, paper)
-    text = FORMATS[args.format](rows)
+    with collector_paused():  # tens of thousands of rows, no cycles: nothing for it to find
+        rows = study_rows(study, cells, paper)
+        text = FORMATS[args.format](rows)
     if output:
         write_text(output, text, "inca")
     else:

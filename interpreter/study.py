@@ -9,10 +9,12 @@ computed and, where the paper published a figure for the same setting, the paper
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import itemgetter
 from pathlib import Path
 from typing import Callable, NamedTuple
 
@@ -215,7 +217,11 @@ def _folder_texts(path: Path, cache: dict) -> tuple[str, str]:
 
     folder = path.parent
     if folder not in cache:
-        cache[folder] = digest(sorted((p.name, p.read_bytes().hex()) for p in folder.glob("*.incaq")))
+        h = hashlib.sha256()
+        for p in sorted(folder.glob("*.incaq")):
+            data = p.read_bytes()
+            h.update(f"{p.name}\0{len(data)}\0".encode() + data)
+        cache[folder] = h.hexdigest()
     return read_source(str(path)).text, cache[folder]
 
 
@@ -373,7 +379,7 @@ def rows(study: Study, cells: dict[Run, tuple[list[Point], list]], paper: PaperF
             out.append(((*head, *rank, run.payload),
                         Row(run.kernel, run.variant, run.opt, pt.name, run.payload, count,
                             us_text(num, den), *figures, dims)))
-    out.sort(key=lambda kr: kr[0])
+    out.sort(key=itemgetter(0))
     return [r for _, r in out]
 
 

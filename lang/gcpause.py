@@ -8,7 +8,7 @@ from typing import Iterator
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Pause the cyclic collector for one compilation, assembly or load.
+    """Pause the cyclic collector for one compilation, assembly, load or study's rows.
 
     Reading or compiling a program builds objects that all stay alive until it ends (and makes
     next to no garbage cycles), so every collection the allocations trigger rescans all of them:
