@@ -314,7 +314,7 @@ def _execute(tasks: list[Task], workers: Callable[[int], int], scheduler: str | 
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed  # not needed when all is cached
 
-    with ProcessPoolExecutor(max_workers=processes) as pool:
+    with ProcessPoolExecutor(max_workers=processes, mp_context=_start_method()) as pool:
         try:
             futures = {pool.submit(run_task, t): i for i, t in enumerate(tasks)}
             for f in as_completed(futures):
@@ -322,6 +322,18 @@ def _execute(tasks: list[Task], workers: Callable[[int], int], scheduler: str | 
         except BaseException:  # a kernel's diagnostic, or Ctrl-C: do not run the rest first
             pool.shutdown(cancel_futures=True)
             raise
+
+
+def _start_method():
+    """How the pool starts its processes: the platform's default, except that a process running
+    other threads (a Dask client, a test runner's worker) does not fork, which could copy a lock
+    another thread holds and hang the child (Python 3.12+ warns about it); it spawns instead."""
+    import multiprocessing
+    import threading
+
+    if threading.active_count() > 1 and multiprocessing.get_start_method() == "fork":
+        return multiprocessing.get_context("spawn")
+    return None
 
 
 class Progress:
