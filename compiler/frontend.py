@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Source
 from ..lang.numbers import NumberError, parse_int
-from ..lang.program import Program
-from ..lang.tuples import TupleProgram, encode, from_json
 from ..lang.userfiles import read_text
+
+if TYPE_CHECKING:  # the program model is imported when a program is read, not by the options
+    from ..lang.program import Program
+    from ..lang.tuples import TupleProgram
 
 KINDS = (".incaq", ".incaa", ".json")
 
@@ -68,11 +71,15 @@ def load_program(path: str, options: Options = Options(), trace=None) -> Program
 
         return compile_source(src, options.defines, options.include, options.clobber,
                               options.level, trace)
+    from ..lang.tuples import from_json
+
     return from_json(src.text, path).program()
 
 
 def load_tuples(path: str, options: Options = Options()) -> TupleProgram:
     """The tuple program of any program file."""
+    from ..lang.tuples import encode, from_json
+
     if kind_of(path) == ".json":
         return from_json(read_source(path).text, path)
     return encode(load_program(path, options))
@@ -81,6 +88,7 @@ def load_tuples(path: str, options: Options = Options()) -> TupleProgram:
 def compile_text(path: str, text: str, options: Options = Options()) -> TupleProgram:
     """The tuple program of INCA-Q ``text`` named ``path``, as :func:`load_tuples` would give it
     from the file (a study's worker is sent the text, not the file)."""
+    from ..lang.tuples import encode
     from .incaq.pipeline import compile_source
 
     return encode(compile_source(Source(path, text), options.defines, options.include,

@@ -120,7 +120,7 @@ def tally_body(t) -> dict:
 
 def tally_from(body: dict):
     """A Tally from its stored form; ValueError/KeyError/TypeError on anything malformed."""
-    from .loader import Tally
+    from .pricing import Tally
 
     groups = []
     for name, imm, n, fires in body["groups"]:

@@ -9,7 +9,6 @@ computed in exact rationals so that ``0.1:0.3:0.1`` ends at 0.3 and not at 0.300
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -151,6 +150,8 @@ def load_study(path: str) -> dict[str, object]:
     """A study file: ``{key: comma text}`` for the dimensions it sets, ``grid`` as
     ``[(name, values text)]`` and ``kernels_dir`` relative to the file's folder."""
     from ..lang.userfiles import read_text
+
+    import tomllib  # study files only
 
     text = read_text(path, STUDY_BYTES)
     try:

@@ -19,15 +19,18 @@ from ..lang.isa import OPCODES, OpClass
 from ..lang.program import Imm, vector_elements
 from ..lang.tuples import DONE, PC, TupleProgram
 from .engine import Execution, run
-from .inputs import check_data, check_footprint, data_bytes
+from .inputs import check_footprint, data_bytes
 from .nic import NIC, NICError
+from .pricing import CLASSES, Priced, Tally, price, time_us_text, us_text
 from .profiles import Profile
 
-CLASSES = ("PUTL", "ALU", "BLEZ", "JMP")
+__all__ = ["CLASSES", "ENGINES", "Priced", "RunResult", "Tally", "execute", "install", "price",
+           "reprice", "summarize", "tally", "time_us_text", "us_text"]
+
 #: The engines that run a program (docs/engines.md): the reference fires tuple by tuple and is
 #: the only one that traces; python translates the program into a Python function, llvm into
-#: machine code through LLVM (llvmlite, imported only when it runs); auto starts on the reference
-#: and hands a long run over to python.
+#: machine code through LLVM (llvmlite, imported only when it runs); auto starts on the reference,
+#: hands a long run over to python and a very long one on to llvm.
 ENGINES = ("auto", "reference", "python", "llvm")
 
 
@@ -52,17 +55,6 @@ def tuple_info(tp: TupleProgram, profile: Profile) -> list[TupleInfo]:
     return out
 
 
-@dataclass(frozen=True)
-class Tally:
-    """A run's fire counts grouped by what the cost model prices, and the data size the footprint
-    check needs: everything :func:`price` reads, and nothing a profile changes."""
-
-    source: str  # the program's file, for the footprint diagnostic
-    data_bytes: int
-    # (class, source is an immediate, vector length or None, fires), END excluded, in a fixed order
-    groups: tuple[tuple[OpClass, bool, int | None, int], ...]
-
-
 def tally(tp: TupleProgram, fires: list[int]) -> Tally:
     """Group per-tuple fire counts (``fires[k]`` for tuple k) by class, immediate source and
     vector length."""
@@ -79,32 +71,6 @@ def tally(tp: TupleProgram, fires: list[int]) -> Tally:
         groups[key] = groups.get(key, 0) + n
     order = sorted(groups, key=lambda g: (CLASSES.index(g[0].label), g[1], g[2] is not None, g[2] or 0))
     return Tally(tp.source or "inca", data_bytes(tp), tuple((*g, groups[g]) for g in order))
-
-
-@dataclass(frozen=True)
-class Priced:
-    """The statistics of a run under one profile."""
-
-    instructions: int
-    by_class: dict[str, int]
-    messages: int
-    memory_accesses: int
-    time_ns: Fraction
-
-
-def price(t: Tally, profile: Profile) -> Priced:
-    """The one pricing function: statistics of a tallied run under ``profile``. A profile the
-    program's data does not fit is the same diagnostic as installing it (check_footprint)."""
-    check_data(t.source, t.data_bytes, profile)
-    by_class = dict.fromkeys(CLASSES, 0)
-    accesses = 0
-    time_ns = Fraction(0)
-    for cls, imm, elements, n in t.groups:
-        by_class[cls.label] += n
-        accesses += n * cls.accesses * (elements or 1)
-        time_ns += n * profile.cost(cls, imm, elements)
-    instructions = sum(by_class.values())
-    return Priced(instructions, by_class, instructions, accesses, time_ns)
 
 
 @dataclass(frozen=True)
@@ -216,18 +182,6 @@ def reprice(r: RunResult, profile: Profile) -> RunResult:
     p = price(r.tally, profile)
     return replace(r, instructions=p.instructions, by_class=p.by_class, messages=p.messages,
                    memory_accesses=p.memory_accesses, time_ns=p.time_ns, profile=profile)
-
-
-def time_us_text(time_ns: Fraction) -> str:
-    """The paper's print format: ns/1000 as a double, two decimals."""
-    return us_text(time_ns.numerator, time_ns.denominator)
-
-
-def us_text(numerator: int, denominator: int) -> str:
-    """:func:`time_us_text` of numerator/denominator ns. (Integer true division rounds correctly,
-    as float() of the quotient does, without building a Fraction: studies print tens of
-    thousands of these.)"""
-    return f"{numerator / (denominator * 1000):.2f}"
 
 
 def ns_text(time_ns: Fraction) -> str:

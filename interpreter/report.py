@@ -11,8 +11,8 @@ import csv
 import io
 import json
 import os
-from operator import attrgetter
 import sys
+from operator import attrgetter
 from pathlib import Path
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
@@ -303,7 +303,6 @@ def _list(args, study: dict, key: str, default: str) -> str:
 def _dimensions(args):
     """The study the options and the study file describe, checked before anything runs."""
     from .grid import load_study, parse_grid
-    from .loader import ENGINES
     from .profiles import load_profile
     from .study import Study
 
@@ -326,6 +325,8 @@ def _dimensions(args):
         raise DiagnosticError([Diagnostic(f"unknown optimisation level {', '.join(bad)}",
                                           hint="levels: " + ", ".join(OPTS), file="--opt")])
     engine = args.engine or study.get("engine")
+    if engine is not None:
+        from .loader import ENGINES  # the engines run; a report from the cache needs none of them
     if engine is not None and engine not in ENGINES:
         raise DiagnosticError([Diagnostic(f"unknown engine {engine}", hint=did_you_mean(
             engine, ENGINES) or "engines: " + ", ".join(ENGINES), file="--engine")])

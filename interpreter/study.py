@@ -3,7 +3,7 @@
 Each execution, a (kernel, variant, opt level, payload, kernel params) with the seeded inputs, is
 compiled and run once, by the local process pool or a Dask cluster (:mod:`.cluster`); every
 profile point of the study (a named profile with the grid's parameter values) is priced from the
-run's tally by :func:`~inca.interpreter.loader.price`, the one pricing function. Finished
+run's tally by :func:`~inca.interpreter.pricing.price`, the one pricing function. Finished
 executions and cells go to the cache (:mod:`.cache`) as they arrive. Rows carry what was
 computed and, where the paper published a figure for the same setting, the paper's value.
 """
@@ -229,7 +229,7 @@ def compute(study: Study, cache: Cache | None, workers: Callable[[int], int], sc
             progress: bool) -> dict[Run, tuple[list[Point], list[Cell]]]:
     """Every cell: from the cache where it is there, else computed (and stored as it arrives);
     ``workers(n)`` is how many local processes run n executions."""
-    from .loader import price
+    from .pricing import price
 
     pts = points(study)
     all_runs = runs(study)
@@ -359,7 +359,7 @@ class Progress:
 def rows(study: Study, cells: dict[Run, tuple[list[Point], list]], paper: PaperFigures) -> list[Row]:
     """A row per cell with the paper's figures beside, in a fixed order: kernel, variant, opt
     level, profile, the grid's values in the order given, payload."""
-    from .loader import us_text
+    from .pricing import us_text
 
     prof_axes = [a for a in study.axes if a.kind == "profile"]
     kern_axes = [a for a in study.axes if a.kind == "kernel"]

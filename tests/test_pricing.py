@@ -1,8 +1,9 @@
 """One pricing function: a run priced from its tally equals a direct run under that profile.
 
-``loader.price`` turns a run's tally (fire counts grouped by class, immediate source and vector
-length) and a profile into the statistics; ``execute`` uses it, and ``reprice`` prices a recorded
-run under another profile (what ``inca report --grid`` does for every grid point). For random
+``pricing.price`` (re-exported by ``loader``) turns a run's tally (fire counts grouped by class,
+immediate source and vector length) and a profile into the statistics; ``execute`` uses it, and
+``reprice`` prices a recorded run under another profile (what ``inca report --grid`` does for
+every grid point). For random
 programs (``engine_fuzz.py``) and random profiles, a repriced run equals ``execute`` under the
 profile in every field but the wall time and the speed, and a profile the data does not fit is
 the same diagnostic either way.
