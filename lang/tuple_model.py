@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .diagnostics import Loc
+from .frozen import frozen
 from .isa import OPCODES, Form, Update
 from .program import Decl, Instr, Operand, Program, Ref
 
@@ -16,7 +17,7 @@ PC = "pc"  # the counting event every tuple of a program shares
 DONE = "done"  # the host's completion counter, incremented by END
 
 
-@dataclass(frozen=True)
+@frozen
 class Trigger:
     """TO_k: armed on ``counter == threshold``; sends ``payload`` with ``match_bits`` (None for END)."""
 
@@ -26,7 +27,7 @@ class Trigger:
     payload: Operand | int | None  # source operand, branch target, or nothing (END)
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     """ME_k: persistent, matches ``match_bits``; applies ``atomic`` to ``dest`` then moves the counter."""
 
@@ -38,7 +39,7 @@ class Entry:
     target: int | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Tuple:
     """One instruction as a tuple."""
 
@@ -61,7 +62,7 @@ class Tuple:
         return Instr(self.op, loc=self.loc)
 
 
-@dataclass(frozen=True)
+@frozen
 class TupleProgram:
     """A loadable program: the buffers to allocate and one tuple per instruction."""
 
