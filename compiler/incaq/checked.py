@@ -115,9 +115,13 @@ class Scope:
         self.names: dict[str, Sym] = {}
 
     def lookup(self, name: str) -> Sym | None:
-        if name in self.names:
-            return self.names[name]
-        return self.parent.lookup(name) if self.parent else None
+        scope = self
+        while scope is not None:
+            sym = scope.names.get(name)
+            if sym is not None:
+                return sym
+            scope = scope.parent
+        return None
 
     def visible(self) -> list[str]:
         return list(self.names) + (self.parent.visible() if self.parent else [])

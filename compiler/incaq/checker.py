@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from operator import is_ as _is
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Source, did_you_mean
 from ...lang.isa import I64_MAX, I64_MIN
@@ -234,7 +235,7 @@ class Checker(ModuleLoader, Inliner, Flow):
                                "truncate it", "convert explicitly with i64(...)")
                 elif tt == "f64":
                     self.no_truth(value, f"assigned to the f64 location '{_text(t)}'")
-                return pre + [Assign(target, value, s.loc)]
+                return pre + [s if target is t and value is v else Assign(target, value, s.loc)]
             case CallStmt(call=c) if ctx is not None and self.is_tail_call(c, ctx):
                 return self.tail_call(c, scope, ctx)
             case CallStmt(call=c):
@@ -246,12 +247,18 @@ class Checker(ModuleLoader, Inliner, Flow):
             case While(cond=c, body=b):
                 cond = self.cond(c, scope)
                 body = self.loop_block(b, scope, ctx)
-                return [While(cond, tuple(body), s.loc)] if cond is not None else []
+                if cond is None:
+                    return []
+                return [s if cond is c and _same(body, b) else While(cond, tuple(body), s.loc)]
             case If(cond=c, then=t, orelse=o):
                 cond = self.cond(c, scope)
                 then = self.block(t, scope, ctx)
                 orelse = self.block(o, scope, ctx)
-                return [If(cond, tuple(then), tuple(orelse), s.loc)] if cond is not None else []
+                if cond is None:
+                    return []
+                if cond is c and _same(then, t) and _same(orelse, o):
+                    return [s]
+                return [If(cond, tuple(then), tuple(orelse), s.loc)]
             case For(var=v, lo=lo, hi=hi, body=b):
                 pre_lo, lo_c, lo_t = self.expr(lo, scope)
                 pre_hi, hi_c, hi_t = self.expr(hi, scope)
@@ -314,7 +321,7 @@ class Checker(ModuleLoader, Inliner, Flow):
                            or "declare arrays with input, output, inout or var")
                 return None
             sym = self.declare(scope, Sym(name, "scalar", vt, loc=t.loc, implicit=True), name)
-            return Name(sym.name, t.loc)
+            return t if sym.name == name else Name(sym.name, t.loc)
         if sym.kind == "param" and scope.func is not None and name not in scope.names:
             # a kernel param seen inside a function: assigning it makes a local, as `var` would
             sym = self.declare(scope, Sym(name, "scalar", vt, loc=t.loc, implicit=True), name)
@@ -330,9 +337,11 @@ class Checker(ModuleLoader, Inliner, Flow):
             if sym.kind == "array":
                 self.error(t, f"'{name}' is an array; assign its elements, e.g. {name}[i] = ...")
                 return None
-            return Name(sym.name, t.loc)
+            return t if sym.name == name else Name(sym.name, t.loc)
         idx = self.indices(t, sym, scope)
-        return Index(sym.name, idx, t.loc) if idx is not None else None
+        if idx is None:
+            return None
+        return t if sym.name == name and all(map(_is, idx, t.indices)) else Index(sym.name, idx, t.loc)
 
     def indices(self, e: Index, sym: Sym, scope: Scope) -> tuple | None:
         """Check an element's indices (count, i64, no calls)."""
@@ -349,14 +358,15 @@ class Checker(ModuleLoader, Inliner, Flow):
             pre, c, t = self.expr(i, scope)
             if c is None:
                 return None
-            if pre or calls_in(i) - BUILTINS.keys():  # (a call's value is a Seq, not in pre)
+            # (a call's value is a Seq, not in pre; a name or a literal holds no call)
+            if pre or (type(i) is not Name and type(i) is not Num and calls_in(i) - BUILTINS.keys()):
                 self.error(i, "an index cannot call a function", "compute it into a scalar first")
                 return None
             if t != "i64":
                 self.error(i, "an index must be i64", "convert with i64(...)")
                 return None
             size = sym.shape[len(out)]
-            k = constant(c)
+            k = None if type(c) is Name else constant(c)
             if k is not None and size is not None and not 0 <= k < size:
                 self.error(i, f"index {k} is out of bounds for '{e.base}' (dimension of size {size})",
                            f"valid indices are 0 to {size - 1}")
@@ -373,58 +383,62 @@ class Checker(ModuleLoader, Inliner, Flow):
                        "i64 values lie between -9223372036854775808 and 9223372036854775807")
 
     def expr(self, e: Expr, scope: Scope) -> tuple[list, Expr | None, str]:
-        """Check a value expression: (statements to run first, checked expression, type)."""
+        """Check a value expression: (statements to run first, checked expression, type).
+
+        A checked node that would equal its source node is the source node itself (the kernel's
+        names are kept as written), so checking a large kernel copies next to nothing."""
+        kind = type(e)
+        if kind is Name:
+            n = e.id
+            sym = scope.lookup(n)
+            if sym is None or sym.kind != "scalar":
+                return self.name_value(e, sym, scope)
+            return [], (e if sym.name == n else Name(sym.name, e.loc)), sym.dtype
+        if kind is Num:
+            if not e.is_float:
+                self.literal(e)
+                return [], e, "i64"
+            return [], e, "f64"
+        if kind is Binary:
+            op, a, b = e.op, e.left, e.right
+            pa, ca, ta = self.expr(a, scope)
+            pb, cb, tb = self.expr(b, scope)
+            f64 = ta == "f64" or tb == "f64"
+            if f64 and op in BITWISE:
+                self.error(a if ta == "f64" else b, f"'{op}' is defined on i64 only",
+                           "convert with i64(...)")
+                return pa + pb, None, "i64"
+            if ca is None or cb is None:
+                return pa + pb, None, "i64"
+            if f64 and (self.no_truth(ca, f"an operand of '{op}' with an f64")
+                        or self.no_truth(cb, f"an operand of '{op}' with an f64")):
+                return pa + pb, None, "i64"
+            return (pa + pb, e if ca is a and cb is b else Binary(op, ca, cb, e.loc),
+                    "f64" if f64 else "i64")
+        if kind is Index:
+            b = e.base
+            sym = scope.lookup(b)
+            if sym is None:
+                self.error(e, f"'{b}' is not defined", did_you_mean(b, scope.visible()))
+                return [], None, "i64"
+            idx = self.indices(e, sym, scope)
+            if idx is None:
+                return [], None, "i64"
+            same = sym.name == b and all(map(_is, idx, e.indices))
+            return [], e if same else Index(sym.name, idx, e.loc), sym.dtype
+        if kind is Compare:
+            op, a, b = e.op, e.left, e.right
+            pa, ca, _ = self.expr(a, scope)
+            pb, cb, _ = self.expr(b, scope)
+            if ca is None or cb is None:
+                return pa + pb, None, "i64"
+            return pa + pb, e if ca is a and cb is b else Compare(op, ca, cb, e.loc), "i64"
         match e:
-            case Num(is_float=f):
-                if not f:
-                    self.literal(e)
-                return [], e, "f64" if f else "i64"
-            case Name(id=n):
-                sym = scope.lookup(n)
-                if sym is None:
-                    where = f" in function '{scope.func}'" if scope.func else ""
-                    hint = did_you_mean(n, scope.visible())
-                    if scope.func and hint is None:
-                        hint = "functions see only their parameters and locals; pass it as an argument"
-                    self.error(e, f"'{n}' is not defined{where}", hint)
-                    return [], None, "i64"
-                if sym.kind == "param":
-                    return [], Num(sym.value, False, e.loc), "i64"
-                if sym.kind == "array":
-                    self.error(e, f"'{n}' is an array; use an element such as {n}[i]")
-                    return [], None, sym.dtype
-                return [], Name(sym.name, e.loc), sym.dtype
-            case Index(base=b):
-                sym = scope.lookup(b)
-                if sym is None:
-                    self.error(e, f"'{b}' is not defined", did_you_mean(b, scope.visible()))
-                    return [], None, "i64"
-                idx = self.indices(e, sym, scope)
-                return ([], Index(sym.name, idx, e.loc), sym.dtype) if idx is not None else ([], None, "i64")
             case Unary(op=op, operand=x):
                 pre, c, t = self.expr(x, scope)
                 if op == "+":
                     return pre, c, t
                 return pre, (Unary(op, c, e.loc) if c is not None else None), t
-            case Binary(op=op, left=a, right=b):
-                pa, ca, ta = self.expr(a, scope)
-                pb, cb, tb = self.expr(b, scope)
-                if op in BITWISE and "f64" in (ta, tb):
-                    self.error(a if ta == "f64" else b, f"'{op}' is defined on i64 only",
-                               "convert with i64(...)")
-                    return pa + pb, None, "i64"
-                if ca is None or cb is None:
-                    return pa + pb, None, "i64"
-                if "f64" in (ta, tb) and (self.no_truth(ca, f"an operand of '{op}' with an f64")
-                                          or self.no_truth(cb, f"an operand of '{op}' with an f64")):
-                    return pa + pb, None, "i64"
-                return pa + pb, Binary(op, ca, cb, e.loc), "f64" if "f64" in (ta, tb) else "i64"
-            case Compare(op=op, left=a, right=b):
-                pa, ca, _ = self.expr(a, scope)
-                pb, cb, _ = self.expr(b, scope)
-                if ca is None or cb is None:
-                    return pa + pb, None, "i64"
-                return pa + pb, Compare(op, ca, cb, e.loc), "i64"
             case BoolOp() | Not():
                 return self.truth_value(e, scope)
             case IfExpr():
@@ -434,12 +448,29 @@ class Checker(ModuleLoader, Inliner, Flow):
         self.error(e, "unexpected expression")
         return [], None, "i64"
 
+    def name_value(self, e: Name, sym: Sym | None, scope: Scope) -> tuple[list, Expr | None, str]:
+        """A name that is not a scalar as a value: a param's value, or an error."""
+        n = e.id
+        if sym is None:
+            where = f" in function '{scope.func}'" if scope.func else ""
+            hint = did_you_mean(n, scope.visible())
+            if scope.func and hint is None:
+                hint = "functions see only their parameters and locals; pass it as an argument"
+            self.error(e, f"'{n}' is not defined{where}", hint)
+            return [], None, "i64"
+        if sym.kind == "param":
+            return [], Num(sym.value, False, e.loc), "i64"
+        self.error(e, f"'{n}' is an array; use an element such as {n}[i]")
+        return [], None, sym.dtype
+
     def cond(self, e: Expr, scope: Scope):
         """Check a condition: comparisons combined with and/or/not. Calls inside stay as Seq."""
         match e:
             case BoolOp(op=op, left=a, right=b):
                 ca, cb = self.cond_operand(a, scope), self.cond_operand(b, scope)
-                return BoolOp(op, ca, cb, e.loc) if ca is not None and cb is not None else None
+                if ca is None or cb is None:
+                    return None
+                return e if ca is a and cb is b else BoolOp(op, ca, cb, e.loc)
             case Not(operand=x):
                 cx = self.cond_operand(x, scope)
                 return Not(cx, e.loc) if cx is not None else None
@@ -452,7 +483,7 @@ class Checker(ModuleLoader, Inliner, Flow):
                     ca = Seq(tuple(pa), ca, a.loc)
                 if pb:
                     cb = Seq(tuple(pb), cb, b.loc)
-                return Compare(op, ca, cb, e.loc)
+                return e if ca is a and cb is b else Compare(op, ca, cb, e.loc)
         self.expr(e, scope)
         self.error(e, "a condition must be a comparison", "e.g. while x > 0 do { ... }")
         return None
@@ -488,6 +519,11 @@ class Checker(ModuleLoader, Inliner, Flow):
             raise DiagnosticError(self.diags)
         syms = tuple(s for s in self.symbols.values() if s.kind != "param")
         return Checked(syms, tuple(body), tuple(self.params.items()))
+
+
+def _same(checked: list, body: tuple) -> bool:
+    """Whether a checked block is its source block, statement for statement."""
+    return len(checked) == len(body) and all(map(_is, checked, body))
 
 
 def _text(t) -> str:
