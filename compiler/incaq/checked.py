@@ -83,6 +83,16 @@ class Checked:
 
 def type_of(e, syms: dict[str, Sym]) -> str:
     """The element type of a checked expression."""
+    kind = type(e)  # the common nodes first, without matching patterns
+    if kind is Name:
+        return syms[e.id].dtype
+    if kind is Num:
+        return "f64" if e.is_float else "i64"
+    if kind is Index:
+        return syms[e.base].dtype
+    if kind is Binary:
+        left, right = type_of(e.left, syms), type_of(e.right, syms)
+        return "f64" if left == "f64" or right == "f64" else "i64"
     match e:
         case Num(is_float=f):
             return "f64" if f else "i64"

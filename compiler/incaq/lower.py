@@ -37,14 +37,18 @@ class _Label:
     name: str
 
 
+_SIMPLE = (Num, Name, Index)
+
+
 def _simple(e) -> bool:
-    return isinstance(e, (Num, Name, Index))
+    return type(e) in _SIMPLE or isinstance(e, _SIMPLE)
 
 
 def _binary_parts(e):
     """(ALU mnemonic, left, right) of an expression the ALU computes in one instruction, or None."""
-    if isinstance(e, Binary) and e.op in ALU:
-        return ALU[e.op], e.left, e.right
+    if isinstance(e, Binary):
+        op = ALU.get(e.op)
+        return None if op is None else (op, e.left, e.right)
     if isinstance(e, Call) and e.func in ("min", "max"):
         return ALU[e.func], e.args[0], e.args[1]
     return None
@@ -72,8 +76,10 @@ class Lowerer(FlowLowering):
 
     def emit(self, op: str, dest: Ref | None = None, src: Operand | None = None,
              target: _Label | None = None) -> None:
-        """Append one instruction (targets are resolved later)."""
-        self.items.append((Instr(op, dest, src, None, self.loc), target))
+        """Append one instruction (a jump's target is resolved, and its instruction made, at the
+        end)."""
+        self.items.append(Instr(op, dest, src, None, self.loc) if target is None
+                          else (op, dest, src, target, self.loc))
 
     def mark(self, label: _Label) -> None:
         """Place a label before the next instruction."""
@@ -210,7 +216,14 @@ class Lowerer(FlowLowering):
     def hoist(self, e):
         """Run the statements of inlined calls inside e (left to right); returns e without them
         (e itself when it has none: most expressions, which need no copy)."""
-        if isinstance(e, (Num, Name)):
+        kind = type(e)
+        if kind is Num or kind is Name:
+            return e
+        if kind is Binary or kind is Compare:
+            a, b = e.left, e.right
+            ha, hb = self.hoist(a), self.hoist(b)
+            return e if ha is a and hb is b else kind(e.op, ha, hb, e.loc)
+        if kind is Index and all(type(i) is Name or type(i) is Num for i in e.indices):
             return e
         match e:
             case Seq(pre=pre, value=v):
@@ -361,20 +374,21 @@ class Lowerer(FlowLowering):
         self.emit("END")
         self.after_end()
         numbers: dict[int, int] = {}
-        k = 0
+        k = 1
         for item in self.items:
-            if isinstance(item, _Label):
-                numbers[id(item)] = k + 1
+            if type(item) is _Label:
+                numbers[id(item)] = k
             else:
                 k += 1
         instrs = []
+        append = instrs.append
         for item in self.items:
-            if isinstance(item, _Label):
-                continue
-            ins, target = item
-            if target is not None:
-                ins = Instr(ins.op, ins.dest, ins.src, numbers[id(target)], ins.loc)
-            instrs.append(ins)
+            kind = type(item)
+            if kind is Instr:
+                append(item)
+            elif kind is tuple:
+                op, dest, src, target, loc = item
+                append(Instr(op, dest, src, numbers[id(target)], loc))
         return Program(self.decls(instrs), tuple(instrs), (), self.name)
 
     def after_end(self) -> None:
