@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .diagnostics import Loc
+from .gcpause import collector_paused
 from .frozen import frozen
 from .isa import OPCODES, Form, Update
 from .program import Decl, Instr, Operand, Program, Ref
@@ -77,10 +78,22 @@ class TupleProgram:
 
 def encode(prog: Program) -> TupleProgram:
     """Encode each instruction k as tuple k (MODEL.md 1)."""
-    dtypes = {d.name: d.dtype for d in prog.decls}
-    return TupleProgram(prog.decls, tuple(
-        encoder(ins, None if ins.dest is None else dtypes[ins.dest.name])(k, ins.loc)
-        for k, ins in enumerate(prog.instrs, 1)), prog.name)
+    with collector_paused():  # many small objects, no cycles
+        dtypes = {d.name: d.dtype for d in prog.decls}
+        tuples = []
+        append, tuple_, trigger, entry = tuples.append, Tuple, Trigger, Entry
+        for k, ins in enumerate(prog.instrs, 1):
+            op, dest = ins.op, ins.dest
+            form, atomic, update = _PARTS[op]
+            if form is Form.NONE:
+                append(tuple_(k, op, trigger(PC, k, None, None), None, ins.loc))
+                continue
+            payload = ins.src if form is Form.MOVE or form is Form.BINARY else ins.target
+            target = ins.target if form is Form.BRANCH or form is Form.JUMP else None
+            append(tuple_(k, op, trigger(PC, k, k, payload),
+                          entry(k, dest, None if dest is None else dtypes[dest.name], atomic, update,
+                                target), ins.loc))
+        return TupleProgram(prog.decls, tuple(tuples), prog.name)
 
 
 def encoder(ins: Instr, dtype: str | None) -> Callable[[int, Loc | None], Tuple]:
@@ -98,3 +111,7 @@ def encoder(ins: Instr, dtype: str | None) -> Callable[[int, Loc | None], Tuple]
     dest, atomic, update = ins.dest, spec.atomic, spec.update
     return lambda k, loc: Tuple(k, op, Trigger(PC, k, k, payload),
                                 Entry(k, dest, dtype, atomic, update, target), loc)
+
+
+#: Per opcode, what its tuples share: (form, atomic, counter update).
+_PARTS = {op: (spec.form, spec.atomic, spec.update) for op, spec in OPCODES.items()}
