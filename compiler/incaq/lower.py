@@ -71,6 +71,10 @@ class Lowerer(FlowLowering):
         self.loops: list[tuple[_Label, _Label]] = []  # (continue, break) targets, innermost last
         self.base = 0  # temporaries below this number are live (statements run inside a value)
         self.in_expr = 0  # > 0 while a condition is tested inside a value (not in r0)
+        # The scalar operands made at self.loc (a statement names its scalars and temporaries
+        # again and again; equal operands are one object)
+        self.refs: dict[str, Ref] = {}
+        self.refs_loc: Loc | None = None
 
     # ---- emission ------------------------------------------------------------------------
 
@@ -102,7 +106,16 @@ class Lowerer(FlowLowering):
                 name += "_"
             self.temps[key] = name
             self.syms[name] = Sym(name, "scalar", dtype, implicit=True)
-        return Ref(self.temps[key], (), self.loc)
+        return self.scalar(self.temps[key])
+
+    def scalar(self, name: str) -> Ref:
+        """The operand of scalar ``name`` at the current location."""
+        if self.refs_loc is not self.loc:
+            self.refs, self.refs_loc = {}, self.loc
+        ref = self.refs.get(name)
+        if ref is None:
+            ref = self.refs[name] = Ref(name, (), self.loc)
+        return ref
 
     def new_temp(self, dtype: str) -> Ref:
         """The next free temporary of this statement."""
@@ -140,7 +153,7 @@ class Lowerer(FlowLowering):
             return Imm(float(e.value) if e.is_float else int(e.value), "f64" if e.is_float else "i64",
                        self.loc)
         if isinstance(e, Name):
-            return Ref(e.id, (), self.loc)
+            return self.scalar(e.id)
         index = []
         for i in e.indices:
             a = self.affine(i)
@@ -169,22 +182,24 @@ class Lowerer(FlowLowering):
         done = self.in_place(e)
         if done is not None:
             return done
-        t = self.new_temp(type_of(e, self.syms))
-        self.eval_into(e, t)
+        edt = type_of(e, self.syms)
+        t = self.new_temp(edt)
+        self.eval_into(e, t, edt)
         return t
 
-    def eval_into(self, e, t: Ref) -> None:
-        """Evaluate e into temporary t."""
+    def eval_into(self, e, t: Ref, edt: str | None = None) -> None:
+        """Evaluate e into temporary t (``edt``: e's type, when the caller knows it)."""
         tdt = self.syms[t.name].dtype
         if _simple(e):
             self.emit("PUTL", t, self.operand(e))
             return
-        edt = type_of(e, self.syms)
+        if edt is None:
+            edt = type_of(e, self.syms)
         if isinstance(e, Compare):
             edt = self.promoted(e.left, e.right)
         if edt != tdt:  # evaluate in its own type, then convert
             own = self.new_temp(edt)
-            self.eval_into(e, own)
+            self.eval_into(e, own, edt)
             self.emit("PUTL", t, own)
             return
         parts = _binary_parts(e)
@@ -360,9 +375,10 @@ class Lowerer(FlowLowering):
             return
         t = self.in_place(value)
         if t is None:
-            t = self.temp(self.next, type_of(value, self.syms))
+            edt = type_of(value, self.syms)
+            t = self.temp(self.next, edt)
             self.next += 1
-            self.eval_into(value, t)
+            self.eval_into(value, t, edt)
         self.emit("PUTL", dest, t)
 
     # ---- the program -------------------------------------------------------------------------
