@@ -333,13 +333,23 @@ Node = Union[Module, Item, FuncParam, TypeRef, Expr]
 def nodes(root) -> Iterator:
     """Every node inside ``root`` (itself included), depth first, without recursion."""
     stack = [root]
+    parts = _PARTS
     while stack:
         n = stack.pop()
         if isinstance(n, (list, tuple)):
             stack.extend(reversed(n))
-        elif hasattr(n, "__dataclass_fields__"):
-            yield n
-            stack.extend(reversed([getattr(n, f) for f in n.__dataclass_fields__ if f != "loc"]))
+            continue
+        names = parts.get(type(n))
+        if names is None:
+            if not hasattr(n, "__dataclass_fields__"):
+                continue
+            names = parts[type(n)] = tuple(f for f in n.__dataclass_fields__ if f != "loc")
+        yield n
+        stack.extend(reversed([getattr(n, f) for f in names]))
+
+
+#: The fields other than ``loc`` of each node type :func:`nodes` has met.
+_PARTS: dict[type, tuple[str, ...]] = {}
 
 
 def statements(body) -> Iterator:

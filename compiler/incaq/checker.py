@@ -534,9 +534,14 @@ def _declared_names(stmts) -> set[str]:
     """Every name a statement list may declare in its own scope (not inside functions)."""
     out: set[str] = set()
     for s in statements(stmts):
-        match s:
-            case VarDecl(name=n) | Assign(target=Name(id=n)) | For(var=n):
-                out.add(n)
+        kind = type(s)
+        if kind is Assign:
+            if type(s.target) is Name:
+                out.add(s.target.id)
+        elif kind is VarDecl:
+            out.add(s.name)
+        elif kind is For:
+            out.add(s.var)
     return out
 
 

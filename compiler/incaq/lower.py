@@ -38,6 +38,7 @@ class _Label:
 
 
 _SIMPLE = (Num, Name, Index)
+_LEAVES = frozenset((Num, Name))  # nodes without parts (nothing to hoist)
 
 
 def _simple(e) -> bool:
@@ -236,7 +237,8 @@ class Lowerer(FlowLowering):
             return e
         if kind is Binary or kind is Compare:
             a, b = e.left, e.right
-            ha, hb = self.hoist(a), self.hoist(b)
+            ha = a if type(a) in _LEAVES else self.hoist(a)
+            hb = b if type(b) in _LEAVES else self.hoist(b)
             return e if ha is a and hb is b else kind(e.op, ha, hb, e.loc)
         if kind is Index and all(type(i) is Name or type(i) is Num for i in e.indices):
             return e
