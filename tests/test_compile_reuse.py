@@ -1,0 +1,78 @@
+"""What keeps compiling a large kernel quick (bench/bench_compile.py measures the speed): the
+checker hands on the parser's nodes rather than equal copies, the lowering makes one operand per
+scalar and statement, and encoding pauses the collector without changing its state."""
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from inca.compiler.incaq import ast
+from inca.compiler.incaq.checker import check
+from inca.compiler.incaq.lower import lower
+from inca.compiler.incaq.parser import parse
+from inca.lang.diagnostics import Source
+from inca.lang.program import Decl, Instr, Program, Ref
+from inca.lang.tuples import encode
+
+KERNEL = """\
+param N = 4
+input A: f64[N]
+output s: f64
+func twice(x: f64) -> f64 {
+    y = x * 2.0
+    return y
+}
+for i in 0 .. N do {
+    s = s + A[i] * 0.5
+}
+if s > 1.0 then { s = s - 1.0 } else { s = twice(s) }
+"""
+
+
+def _checked():
+    src = Source("k.incaq", KERNEL)
+    module = parse(src)
+    return module, check(module, src)
+
+
+def test_the_checked_kernel_is_made_of_the_parsed_nodes_where_nothing_changed():
+    module, checked = _checked()
+    loop, cond = module.items[-2], module.items[-1]
+    body = checked.body
+    # the loop's bound N is a param, replaced by its value: a new For around the same body
+    assert isinstance(body[0], ast.For) and body[0].hi == ast.Num(4, False)
+    assert body[0].body[0] is loop.body[0]
+    # the if inlines a call in its else branch: its condition and then branch are the parsed ones
+    assert body[1].cond is cond.cond and body[1].then[0] is cond.then[0]
+    # the function's local y is renamed in its inlined copy, with its own source location
+    (call,) = body[1].orelse
+    y = next(s.target for s in call.value.pre if s.target.id.endswith("_y"))
+    source_y = module.items[3].body[0].target
+    assert y.id != source_y.id and y is not source_y and y.loc == source_y.loc
+
+
+def test_one_operand_per_scalar_and_statement_at_its_location():
+    _, checked = _checked()
+    prog = lower(checked, "k.incaq")
+    for ins in prog.instrs:
+        for op in (ins.dest, ins.src):
+            if isinstance(op, Ref):
+                assert op.loc == ins.loc
+    add = next(ins for ins in prog.instrs if ins.op == "ADD" and ins.dest.name == "s")
+    putl = [ins for ins in prog.instrs if ins.loc is add.loc and ins.op == "PUTL"]
+    temps = {ins.dest.name: ins.dest for ins in putl}
+    # the temporary written by PUTL is the very operand ADD reads
+    assert add.src is temps[add.src.name]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_encoding_leaves_the_collector_as_it_was(enabled):
+    prog = Program((Decl("x", "var", "i64"),), (Instr("PUTL", Ref("x"), Ref("x")), Instr("END")))
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        encode(prog)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
