@@ -133,8 +133,7 @@ class _Parser:
         while kinds[self.i] != "$END":
             item, h = self.item()
             items.append(item)
-            if h > height:
-                height = h
+            height = h if h > height else height
             if kinds[self.i] == "$END":
                 break
             if kinds[self.i] not in _SEPARATORS:
@@ -279,8 +278,7 @@ class _Parser:
         while kinds[self.i] != "RBRACE":
             stmt, sh = self.stmt()
             stmts.append(stmt)
-            if sh > h:
-                h = sh
+            h = sh if sh > h else h
             if kinds[self.i] == "RBRACE":
                 break
             if kinds[self.i] not in _SEPARATORS:
@@ -386,9 +384,7 @@ class _Parser:
 
     def expr(self) -> _Parsed:
         """?expr: or_test | "if" expr "then" expr "else" expr -> if_expr"""
-        self.nest += 1  # self.enter(), inline: every operand is an expression
-        if self.nest > self.max_nesting:
-            raise BailOut
+        self.enter()
         if self.kinds[self.i] == "IF":
             first = self.i
             self.i += 1
@@ -493,8 +489,7 @@ class _Parser:
             self.i += 1
             index, _, _, ih, _ = self.expr()
             indices.append(index)
-            if ih > h:
-                h = ih
+            h = ih if ih > h else h
             last = self.expect("RSQB")
         return (ast.Index(self.values[name], tuple(indices), self.span(name, last)), name, last,
                 h + 1, 0)
