@@ -8,7 +8,7 @@ where they came from compare equal.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Union
 
 from .diagnostics import Loc

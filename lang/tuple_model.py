@@ -4,7 +4,7 @@ them, :mod:`.tuples_load` reads them back.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable
 
 from .diagnostics import Loc

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterator, Union
 
 from ...lang.diagnostics import Loc

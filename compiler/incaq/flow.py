@@ -24,8 +24,8 @@ def is_truth(e) -> bool:
     return isinstance(e, (Compare, BoolOp, Not))
 
 
-#: Nodes whose value is never a truth value (the common operands: no_truth looks no further).
-_NUMBERS = frozenset((Name, Num, Index, Binary, Unary))
+#: Nodes whose value is never a truth value (the common operands: no_truth need not look).
+NUMBERS = frozenset((Name, Num, Index, Binary, Unary))
 
 
 def _wrap(pre: list, value):
@@ -125,7 +125,7 @@ class Flow:
 
         A bare comparison is not reported: it was a value before and/or/not were, converted to
         f64 like any i64, and programs that rely on it keep compiling."""
-        if e is None or type(e) in _NUMBERS or not is_truth(e) or isinstance(e, Compare) or (
+        if e is None or type(e) in NUMBERS or not is_truth(e) or isinstance(e, Compare) or (
                 isinstance(e, IfExpr) and isinstance(e.then, Compare) and isinstance(e.orelse, Compare)):
             return False
         self.error(e, f"a truth value (an i64, 1 or 0) cannot be {where}",
