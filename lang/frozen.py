@@ -17,12 +17,16 @@ T = TypeVar("T", bound=type)
 
 
 def frozen(cls: T) -> T:
-    """``@dataclass(frozen=True, slots=True)`` with the quicker ``__init__`` (same signature)."""
-    cls = dataclass(frozen=True, slots=True)(cls)
+    """``@dataclass(frozen=True, slots=True)`` with the quicker ``__init__`` (same signature).
+
+    Only plain fields (each an argument, with or without a default value) are supported; the
+    dataclass's own ``__init__`` is never made (making it costs a node type as much again as the
+    rest of the decorator, which is paid at every start of the tools)."""
+    cls = dataclass(frozen=True, slots=True, init=False)(cls)
     fs = fields(cls)
     if hasattr(cls, "__post_init__") or any(
             not f.init or f.kw_only or f.default_factory is not MISSING for f in fs):
-        return cls  # the generated __init__ does more than store its arguments
+        raise TypeError(f"@frozen: {cls.__name__} has a field its __init__ would not just store")
     names = [f.name for f in fs]
     env = {f"_set_{n}": cls.__dict__[n].__set__ for n in names}
     env.update({f"_default_{f.name}": f.default for f in fs if f.default is not MISSING})
@@ -37,7 +41,6 @@ def frozen(cls: T) -> T:
     init = scope["factory"](**env)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    init.__doc__ = cls.__init__.__doc__
-    init.__annotations__ = cls.__init__.__annotations__
+    init.__annotations__ = {**{f.name: f.type for f in fs}, "return": None}
     cls.__init__ = init
     return cls

@@ -58,3 +58,10 @@ def encode_one(ins: Instr) -> Tuple:
     from inca.lang.program import Decl, Program
 
     return encode(Program((Decl("x", "var", "i64", (4,)),), (ins, Instr("END")))).tuples[0]
+
+
+def test_a_field_the_init_would_not_just_store_is_refused():
+    with pytest.raises(TypeError, match="_Made"):
+        @frozen
+        class _Made:
+            items: list = dataclasses.field(default_factory=list)
