@@ -76,3 +76,44 @@ def test_encoding_leaves_the_collector_as_it_was(enabled):
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def _sum_kernel(terms: int) -> str:
+    return ("input A: f64[4]\noutput y: f64\n" + "".join(f"var a{i}: f64\n" for i in range(terms))
+            + "y = " + " + ".join(f"a{i} * A[{i % 4}]" for i in range(terms)) + "\n")
+
+
+class _CountedIter(dict):
+    iterations = 0
+
+    def __iter__(self):
+        _CountedIter.iterations += 1
+        return super().__iter__()
+
+
+def test_a_long_sum_is_lowered_in_linear_work(monkeypatch):
+    # y = a0 * A[0] + a1 * A[1] + ... : the type of each link of the chain was computed by walking
+    # the rest of it (600 terms: 180,000 type_of calls), and each new temporary copied every name
+    # of the program to pick its own (600 copies of 1,200 names)
+    from inca.compiler.incaq import checked as checked_ast, lower as lowering
+
+    terms = 600
+    src = Source("sum.incaq", _sum_kernel(terms))
+    checked = check(parse(src), src)
+    calls = 0
+    type_of = lowering.type_of
+
+    def counted(e, syms):
+        nonlocal calls
+        calls += 1
+        return type_of(e, syms)
+
+    monkeypatch.setattr(lowering, "type_of", counted)
+    monkeypatch.setattr(checked_ast, "type_of", counted)  # its own recursive calls too
+    lowerer = lowering.Lowerer(checked, "sum.incaq")
+    lowerer.syms = _CountedIter(lowerer.syms)
+    _CountedIter.iterations = 0
+    prog = lowerer.program(checked)
+    assert len(prog.instrs) == 3 * terms + 1
+    assert calls <= 4 * terms
+    assert _CountedIter.iterations <= 2
