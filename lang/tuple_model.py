@@ -81,16 +81,15 @@ def encode(prog: Program) -> TupleProgram:
     with collector_paused():  # many small objects, no cycles
         dtypes = {d.name: d.dtype for d in prog.decls}
         tuples = []
-        append, tuple_, trigger, entry = tuples.append, Tuple, Trigger, Entry
+        append, tuple_, trigger, entry, parts = tuples.append, Tuple, Trigger, Entry, _PARTS
         for k, ins in enumerate(prog.instrs, 1):
             op, dest = ins.op, ins.dest
-            form, atomic, update = _PARTS[op]
-            if form is Form.NONE:
+            signals, sends_src, jumps, atomic, update = parts[op]
+            if signals:
                 append(tuple_(k, op, trigger(PC, k, None, None), None, ins.loc))
                 continue
-            payload = ins.src if form is Form.MOVE or form is Form.BINARY else ins.target
-            target = ins.target if form is Form.BRANCH or form is Form.JUMP else None
-            append(tuple_(k, op, trigger(PC, k, k, payload),
+            target = ins.target if jumps else None
+            append(tuple_(k, op, trigger(PC, k, k, ins.src if sends_src else target),
                           entry(k, dest, None if dest is None else dtypes[dest.name], atomic, update,
                                 target), ins.loc))
         return TupleProgram(prog.decls, tuple(tuples), prog.name)
@@ -113,5 +112,10 @@ def encoder(ins: Instr, dtype: str | None) -> Callable[[int, Loc | None], Tuple]
                                 Entry(k, dest, dtype, atomic, update, target), loc)
 
 
-#: Per opcode, what its tuples share: (form, atomic, counter update).
-_PARTS = {op: (spec.form, spec.atomic, spec.update) for op, spec in OPCODES.items()}
+#: Per opcode, what its tuples share, as :func:`encoder` works it out: whether it only signals the
+#: host (END), whether its payload is the source operand (else the branch target), whether it has
+#: a target, its atomic and its counter update. (Plain values: an enum member's attribute lookup
+#: cost more than the rest of a tuple's decoding.)
+_PARTS = {op: (spec.form is Form.NONE, spec.form in (Form.MOVE, Form.BINARY),
+               spec.form in (Form.BRANCH, Form.JUMP), spec.atomic, spec.update)
+          for op, spec in OPCODES.items()}
