@@ -117,3 +117,40 @@ def test_a_long_sum_is_lowered_in_linear_work(monkeypatch):
     assert len(prog.instrs) == 3 * terms + 1
     assert calls <= 4 * terms
     assert _CountedIter.iterations <= 2
+
+
+def test_nested_and_concurrent_pauses_resume_the_collector_once_all_end():
+    import threading
+
+    from inca.lang.gcpause import collector_paused
+
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        with collector_paused():
+            with collector_paused():
+                assert not gc.isenabled()
+            assert not gc.isenabled()  # the outer pause is still on
+        assert gc.isenabled()
+        inside, leave = threading.Barrier(9), threading.Event()
+
+        def pause():
+            with collector_paused():
+                inside.wait()
+                leave.wait()
+
+        threads = [threading.Thread(target=pause) for _ in range(8)]
+        for t in threads:
+            t.start()
+        inside.wait()
+        assert not gc.isenabled()
+        leave.set()
+        for t in threads:
+            t.join()
+        assert gc.isenabled()
+        gc.disable()  # a collector the caller turned off stays off
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
