@@ -52,15 +52,8 @@ class Tuple:
 
     def instr(self) -> Instr:
         """The instruction this tuple encodes."""
-        form = OPCODES[self.op].form
-        e, p = self.entry, self.trigger.payload
-        if form in (Form.MOVE, Form.BINARY):
-            return Instr(self.op, dest=e.dest, src=p, loc=self.loc)
-        if form is Form.BRANCH:
-            return Instr(self.op, dest=e.dest, target=p, loc=self.loc)
-        if form is Form.JUMP:
-            return Instr(self.op, target=p, loc=self.loc)
-        return Instr(self.op, loc=self.loc)
+        dest, src, target = operands(self)
+        return Instr(self.op, dest, src, target, self.loc)
 
 
 @frozen
@@ -74,6 +67,19 @@ class TupleProgram:
     def program(self) -> Program:
         """The instruction-level program (for printing a loaded JSON program as INCA-A)."""
         return Program(self.buffers, tuple(t.instr() for t in self.tuples), (), self.source)
+
+
+def operands(t: Tuple) -> tuple[Ref | None, Operand | None, int | None]:
+    """The destination, source and target of the instruction tuple ``t`` encodes (its
+    :meth:`Tuple.instr` without making the instruction)."""
+    form = _FORMS[t.op]
+    if form is _MOVE or form is _BINARY:
+        return t.entry.dest, t.trigger.payload, None
+    if form is _BRANCH:
+        return t.entry.dest, None, t.trigger.payload
+    if form is _JUMP:
+        return None, None, t.trigger.payload
+    return None, None, None
 
 
 def encode(prog: Program) -> TupleProgram:
@@ -119,3 +125,6 @@ def encoder(ins: Instr, dtype: str | None) -> Callable[[int, Loc | None], Tuple]
 _PARTS = {op: (spec.form is Form.NONE, spec.form in (Form.MOVE, Form.BINARY),
                spec.form in (Form.BRANCH, Form.JUMP), spec.atomic, spec.update)
           for op, spec in OPCODES.items()}
+#: Each opcode's form, and the forms as plain names, for :func:`operands`.
+_FORMS = {op: spec.form for op, spec in OPCODES.items()}
+_MOVE, _BINARY, _BRANCH, _JUMP = Form.MOVE, Form.BINARY, Form.BRANCH, Form.JUMP
