@@ -1,6 +1,7 @@
 """What keeps compiling a large kernel quick (bench/bench_compile.py measures the speed): the
 checker hands on the parser's nodes rather than equal copies, the lowering makes one operand per
-scalar and statement, and encoding pauses the collector without changing its state."""
+scalar and statement and lowers a long sum in linear work, and encoding pauses the collector
+(pauses nest, also across threads) without changing its state."""
 from __future__ import annotations
 
 import gc
