@@ -40,7 +40,7 @@ _PAUSE = _Pause()
 
 
 def collector_paused() -> _Pause:
-    """Pause the cyclic collector for one compilation, assembly, encoding or load.
+    """Pause the cyclic collector for one compilation, assembly, encoding, load or study's rows.
 
     Reading or compiling a program builds objects that all stay alive until it ends (and makes
     next to no garbage cycles), so every collection the allocations trigger rescans all of them:
