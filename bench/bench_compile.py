@@ -15,8 +15,8 @@ Figures:
     (``incac K.incaq --payload 8192 -o OUT``), against 0.4 s;
 (c) generated INCA-Q programs of 1,000 and 10,000 statements (assignments, if/else, for and
     while loops, not deeply nested; one fresh variable per 10 statements) compiled in-process
-    (parse, check, lower, encode), against 3 s for 10,000 statements and a 10k/1k ratio of at
-    most 12.
+    (parse, check, lower, encode), in CPU seconds, against 0.272 s for 10,000 statements (issue 9:
+    ten times faster than the 2.72 s of the compiler before it) and a 10k/1k ratio of at most 12.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "examples" / "kernels"
 TARGET_START_S = 0.2
 TARGET_KERNEL_S = 0.4
-TARGET_10K_S = 3.0
+TARGET_10K_S = 0.272  # issue 9: a tenth of the first compiler's 2.72 s (Python 3.11)
 TARGET_RATIO = 12.0
 
 # Ten statements per unit (nested ones counted): u is the unit number, a fresh variable each.
@@ -91,13 +91,14 @@ def best_process(argv: list[str], runs: int) -> float:
 
 
 def best_compile(text: str, runs: int) -> tuple[float, int]:
-    """Best in-process compile time (parse, check, lower, encode) and the tuple count."""
+    """Best in-process compile time (parse, check, lower, encode), in CPU seconds (a shared
+    machine's other work does not count), and the tuple count."""
     src = Source("generated.incaq", text)
     times, n = [], 0
     for _ in range(runs):
-        start = time.perf_counter()
+        start = time.process_time()
         n = len(encode(compile_source(src)).tuples)
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return min(times), n
 
 

@@ -4,12 +4,15 @@
 Not a test: a script that prints numbers. Run it from the repository root after installing
 (``pip install -e .``)::
 
-    python bench/bench_scale.py              # best of 3 for the small sizes, 1 run of the large
-    python bench/bench_scale.py --runs 5     # more runs for every figure
+    python bench/bench_scale.py              # best of 3 for the small sizes, 2 runs of the large
+    python bench/bench_scale.py --runs 5 --large-runs 5   # steadier figures
     python bench/bench_scale.py --profile    # also print a cProfile of the 100,000-tuple load
 
 Figures, each at two sizes 10x apart, with the rate and the ratio time(10x) / time(1x), which
-should stay under 12 (linear, give or take caches):
+should stay under 12 (linear, give or take caches). Times are CPU seconds of this process
+(``time.process_time``), so that a machine shared with other work does not count that work's
+time: wall times on a loaded 2-core machine varied by 1.5x from run to run, and a single slow run
+of the large size made a ratio look superlinear.
 
 (a) assembling straight-line INCA-A (what an optimiser that unrolls loops produces) of 10,000 and
     100,000 instructions;
@@ -73,12 +76,12 @@ def distinct(instructions: int) -> str:
 
 
 def best(fn: Callable[[], object], runs: int) -> tuple[float, object]:
-    """Best wall time of ``fn`` over ``runs`` runs, and its last result."""
+    """Best CPU time of ``fn`` over ``runs`` runs, and its last result."""
     times, result = [], None
     for _ in range(runs):
-        start = time.perf_counter()
+        start = time.process_time()
         result = fn()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return min(times), result
 
 
@@ -94,11 +97,11 @@ def ratio(what: str, small: float, large: float) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per small figure; the best is shown")
-    ap.add_argument("--large-runs", type=int, default=1, help="runs per large (10x) figure")
+    ap.add_argument("--large-runs", type=int, default=2, help="runs per large (10x) figure")
     ap.add_argument("--profile", action="store_true",
                     help="print a cProfile of the 100,000-tuple JSON load")
     args = ap.parse_args(argv)
-    print(f"python {sys.version.split()[0]}, best of {args.runs} runs (large sizes: "
+    print(f"python {sys.version.split()[0]}, CPU seconds, best of {args.runs} runs (large sizes: "
           f"{args.large_runs})")
     assemble_text("END\n")  # build the parsers once, as a process would
     compile_source(Source("warm.incaq", "x = 1\n"))

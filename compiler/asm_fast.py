@@ -35,6 +35,9 @@ _INDEX = re.compile(r"\[([^\[\]]*)\]")
 _AFFINE = re.compile(r"[ \t]*(?:(?P<c>-?(?:0|[1-9][0-9]{0,17}))|(?P<n>[A-Za-z_][A-Za-z0-9_]*)"
                      r"(?:[ \t]*(?P<s>[+-])[ \t]*(?P<k>0|[1-9][0-9]{0,17}))?)[ \t]*")
 
+# the forms as plain names: an enum member's lookup costs more than the test it is for
+_NONE, _JUMP, _BRANCH, _MOVE, _BINARY = Form.NONE, Form.JUMP, Form.BRANCH, Form.MOVE, Form.BINARY
+
 
 # Names that are float literals in INCA-A (``inf``, ``nan``) or keywords of its constant
 # expressions (which the parser reads as keywords where an operand may start): such lines take
@@ -191,13 +194,13 @@ class Builder:
         form, op = spec.form, spec.mnemonic
         loc = self.src.loc(n, line.col, line.col + len(line.mnemonic))
         count = len(ops)
-        if form is Form.NONE and count == 0:
+        if form is _NONE and count == 0:
             return Instr(op, loc=loc)
-        if form is Form.JUMP and count == 1:
+        if form is _JUMP and count == 1:
             return Instr(op, target=self.target(ops[0][0], labels), loc=loc)
-        if form is Form.BRANCH and count == 2:
+        if form is _BRANCH and count == 2:
             return Instr(op, dest=self.dest(ops[0], n), target=self.target(ops[1][0], labels), loc=loc)
-        if form is Form.MOVE and count == 2 or form is Form.BINARY and count in (2, 3):
+        if form is _MOVE and count == 2 or form is _BINARY and count in (2, 3):
             dest = self.dest(ops[0], n)
             if count == 3 and self.operand(ops[1][0], n, ops[1][1], ops[1][2]) != dest:
                 raise Unrecognised

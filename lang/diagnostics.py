@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..stdlib import file_of
+from .frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Loc:
     """A source location: 1-based line and column; ``end_col`` is exclusive (None = one char)."""
 

@@ -2,24 +2,50 @@
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
-from typing import Iterator
+import threading
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic collector for one compilation, assembly, load or study's rows.
+class _Pause:
+    """The one pause: ``with collector_paused():`` blocks may nest (a compilation encodes, the
+    REPL compiles in a loop), and the collector runs again when the outermost one ends, if it ran
+    before the first began. (The collector is the process's, so one count for the process is
+    what a pause inside another one, or in another thread, needs.)
+
+    Entering allocates nothing the collector tracks: a collection that an allocation at the start
+    of a pause would set off (the objects made since the last pause ended, say a whole compiled
+    program about to be encoded) is not run for nothing."""
+
+    __slots__ = ("depth", "resume", "lock")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.resume = False
+        self.lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        with self.lock:
+            if self.depth == 0:
+                self.resume = gc.isenabled()
+                gc.disable()
+            self.depth += 1
+
+    def __exit__(self, *exc) -> None:
+        with self.lock:
+            self.depth -= 1
+            if self.depth == 0 and self.resume:
+                gc.enable()
+
+
+_PAUSE = _Pause()
+
+
+def collector_paused() -> _Pause:
+    """Pause the cyclic collector for one compilation, assembly, encoding, load or study's rows.
 
     Reading or compiling a program builds objects that all stay alive until it ends (and makes
     next to no garbage cycles), so every collection the allocations trigger rescans all of them:
     assembling 100,000 lines spent most of its time in the collector, and compile time grew 14x
-    from 1,000 to 10,000 INCA-Q statements. The collector is restored, not run,
-    afterwards; any cycle left is collected at its next run.
+    from 1,000 to 10,000 INCA-Q statements. The collector is restored, not run, afterwards; any
+    cycle left is collected at its next run.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+    return _PAUSE

@@ -19,7 +19,11 @@ def infer_scalar_types(instrs: Iterable[Instr], known: dict[str, str]) -> dict[s
     for ins in instrs:
         for o in (ins.dest, ins.src):
             if isinstance(o, Ref):
-                for name in ((o.name,) if not o.index else ()) + o.names_read:
+                if not o.index:  # a scalar (most operands): its name is all it reads
+                    if o.name not in known and o.name not in implicit:
+                        implicit[o.name] = "i64"
+                    continue
+                for name in o.names_read:  # an element: its index names (not the array)
                     if name not in known:
                         implicit.setdefault(name, "i64")
     # f64 spreads from f64 sources along "written from" edges between undeclared names, each edge
@@ -27,9 +31,10 @@ def infer_scalar_types(instrs: Iterable[Instr], known: dict[str, str]) -> dict[s
     # link of a chain of copies written last link first: 4,000 copies took 2.4 s.)
     written_from: dict[str, list[str]] = {}  # undeclared name -> undeclared names written from it
     found: list[str] = []
+    int_only = _INT_ONLY
     for ins in instrs:
         d, s = ins.dest, ins.src
-        if d is None or s is None or d.name not in implicit or OPCODES[ins.op].int_only:
+        if d is None or s is None or d.name not in implicit or ins.op in int_only:
             continue
         if isinstance(s, Ref) and s.name in implicit:
             written_from.setdefault(s.name, []).append(d.name)
@@ -41,3 +46,7 @@ def infer_scalar_types(instrs: Iterable[Instr], known: dict[str, str]) -> dict[s
             implicit[name] = "f64"
             found.extend(written_from.get(name, ()))
     return implicit
+
+
+#: The bitwise operations, which have no f64 form (they never make a name f64).
+_INT_ONLY = frozenset(op for op, spec in OPCODES.items() if spec.int_only)

@@ -8,10 +8,11 @@ where they came from compare equal.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Union
 
 from .diagnostics import Loc
+from .frozen import frozen
 from .isa import ELEMENT_BYTES, OPCODES, Form
 
 ROLES = ("input", "output", "inout", "var")
@@ -46,7 +47,7 @@ def _nan_safe(cls):
     return cls
 
 
-@dataclass(frozen=True)
+@frozen
 class Affine:
     """``const + sum(coef * name)``: an index expression evaluated at fire time."""
 
@@ -95,7 +96,7 @@ class Affine:
         return text[1:] if text.startswith("+") else text
 
 
-@dataclass(frozen=True)
+@frozen
 class Slice:
     """A vector index ``lo:hi:step``; ``hi - lo`` must be a constant so the shape is static."""
 
@@ -118,7 +119,7 @@ Index = Union[Affine, Slice]
 
 
 @_nan_safe
-@dataclass(frozen=True)
+@frozen
 class Imm:
     """An immediate: rides in the triggered operation's header."""
 
@@ -130,7 +131,7 @@ class Imm:
         return format_value(self.value, self.dtype)
 
 
-@dataclass(frozen=True)
+@frozen
 class Ref:
     """A named location: a scalar (no index), an element, or a vector (some index is a slice)."""
 
@@ -161,7 +162,7 @@ Operand = Union[Imm, Ref]
 
 
 @_nan_safe
-@dataclass(frozen=True)
+@frozen
 class Decl:
     """A named location with an element type and a shape (``()`` for a scalar)."""
 
@@ -188,7 +189,7 @@ class Decl:
         return self.size * ELEMENT_BYTES
 
 
-@dataclass(frozen=True)
+@frozen
 class Instr:
     """One INCA-A instruction; ``target`` is the resolved instruction number for BLEZ/JMP."""
 
@@ -213,7 +214,7 @@ class Instr:
         return self.op
 
 
-@dataclass(frozen=True)
+@frozen
 class Program:
     """An INCA-A program: instruction k (1-based) is ``instrs[k-1]``.
 

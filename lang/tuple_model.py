@@ -4,10 +4,12 @@ them, :mod:`.tuples_load` reads them back.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable
 
 from .diagnostics import Loc
+from .gcpause import collector_paused
+from .frozen import frozen
 from .isa import OPCODES, Form, Update
 from .program import Decl, Instr, Operand, Program, Ref
 
@@ -16,7 +18,7 @@ PC = "pc"  # the counting event every tuple of a program shares
 DONE = "done"  # the host's completion counter, incremented by END
 
 
-@dataclass(frozen=True)
+@frozen
 class Trigger:
     """TO_k: armed on ``counter == threshold``; sends ``payload`` with ``match_bits`` (None for END)."""
 
@@ -26,7 +28,7 @@ class Trigger:
     payload: Operand | int | None  # source operand, branch target, or nothing (END)
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     """ME_k: persistent, matches ``match_bits``; applies ``atomic`` to ``dest`` then moves the counter."""
 
@@ -38,7 +40,7 @@ class Entry:
     target: int | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Tuple:
     """One instruction as a tuple."""
 
@@ -50,18 +52,11 @@ class Tuple:
 
     def instr(self) -> Instr:
         """The instruction this tuple encodes."""
-        form = OPCODES[self.op].form
-        e, p = self.entry, self.trigger.payload
-        if form in (Form.MOVE, Form.BINARY):
-            return Instr(self.op, dest=e.dest, src=p, loc=self.loc)
-        if form is Form.BRANCH:
-            return Instr(self.op, dest=e.dest, target=p, loc=self.loc)
-        if form is Form.JUMP:
-            return Instr(self.op, target=p, loc=self.loc)
-        return Instr(self.op, loc=self.loc)
+        dest, src, target = operands(self)
+        return Instr(self.op, dest, src, target, self.loc)
 
 
-@dataclass(frozen=True)
+@frozen
 class TupleProgram:
     """A loadable program: the buffers to allocate and one tuple per instruction."""
 
@@ -74,12 +69,36 @@ class TupleProgram:
         return Program(self.buffers, tuple(t.instr() for t in self.tuples), (), self.source)
 
 
+def operands(t: Tuple) -> tuple[Ref | None, Operand | None, int | None]:
+    """The destination, source and target of the instruction tuple ``t`` encodes (its
+    :meth:`Tuple.instr` without making the instruction)."""
+    form = _FORMS[t.op]
+    if form is _MOVE or form is _BINARY:
+        return t.entry.dest, t.trigger.payload, None
+    if form is _BRANCH:
+        return t.entry.dest, None, t.trigger.payload
+    if form is _JUMP:
+        return None, None, t.trigger.payload
+    return None, None, None
+
+
 def encode(prog: Program) -> TupleProgram:
     """Encode each instruction k as tuple k (MODEL.md 1)."""
-    dtypes = {d.name: d.dtype for d in prog.decls}
-    return TupleProgram(prog.decls, tuple(
-        encoder(ins, None if ins.dest is None else dtypes[ins.dest.name])(k, ins.loc)
-        for k, ins in enumerate(prog.instrs, 1)), prog.name)
+    with collector_paused():  # many small objects, no cycles
+        dtypes = {d.name: d.dtype for d in prog.decls}
+        tuples = []
+        append, tuple_, trigger, entry, parts = tuples.append, Tuple, Trigger, Entry, _PARTS
+        for k, ins in enumerate(prog.instrs, 1):
+            op, dest = ins.op, ins.dest
+            signals, sends_src, jumps, atomic, update = parts[op]
+            if signals:
+                append(tuple_(k, op, trigger(PC, k, None, None), None, ins.loc))
+                continue
+            target = ins.target if jumps else None
+            append(tuple_(k, op, trigger(PC, k, k, ins.src if sends_src else target),
+                          entry(k, dest, None if dest is None else dtypes[dest.name], atomic, update,
+                                target), ins.loc))
+        return TupleProgram(prog.decls, tuple(tuples), prog.name)
 
 
 def encoder(ins: Instr, dtype: str | None) -> Callable[[int, Loc | None], Tuple]:
@@ -97,3 +116,15 @@ def encoder(ins: Instr, dtype: str | None) -> Callable[[int, Loc | None], Tuple]
     dest, atomic, update = ins.dest, spec.atomic, spec.update
     return lambda k, loc: Tuple(k, op, Trigger(PC, k, k, payload),
                                 Entry(k, dest, dtype, atomic, update, target), loc)
+
+
+#: Per opcode, what its tuples share, as :func:`encoder` works it out: whether it only signals the
+#: host (END), whether its payload is the source operand (else the branch target), whether it has
+#: a target, its atomic and its counter update. (Plain values: an enum member's attribute lookup
+#: cost more than the rest of a tuple's decoding.)
+_PARTS = {op: (spec.form is Form.NONE, spec.form in (Form.MOVE, Form.BINARY),
+               spec.form in (Form.BRANCH, Form.JUMP), spec.atomic, spec.update)
+          for op, spec in OPCODES.items()}
+#: Each opcode's form, and the forms as plain names, for :func:`operands`.
+_FORMS = {op: spec.form for op, spec in OPCODES.items()}
+_MOVE, _BINARY, _BRANCH, _JUMP = Form.MOVE, Form.BINARY, Form.BRANCH, Form.JUMP

@@ -13,7 +13,7 @@ import math
 
 from .isa import Update
 from .program import Imm, Ref, format_value
-from .tuple_model import DONE, FORMAT, PC, Entry, Trigger, Tuple, TupleProgram, encode
+from .tuple_model import DONE, FORMAT, PC, Entry, Trigger, Tuple, TupleProgram, encode, operands
 from .tuples_load import load
 
 __all__ = ["DONE", "FORMAT", "PC", "Entry", "Trigger", "Tuple", "TupleProgram", "encode", "listing",
@@ -75,12 +75,12 @@ def to_json(tp: TupleProgram) -> str:
     files: dict[str, int] = {}
     rows = []
     for t in tp.tuples:
-        ins = t.instr()
-        dest = "null" if ins.dest is None else f'"{ins.dest}"'
-        if isinstance(ins.src, (Imm, Ref)):
-            payload = f'"{ins.src}"'
+        d, src, target = operands(t)  # (t.instr()'s parts, without making the instruction)
+        dest = "null" if d is None else f'"{d}"'
+        if isinstance(src, (Imm, Ref)):
+            payload = f'"{src}"'
         else:
-            payload = "null" if ins.target is None else str(ins.target)
+            payload = "null" if target is None else str(target)
         loc = t.loc
         if loc is None:
             where = "null"

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterator, Union
 
 from ...lang.diagnostics import Loc
+from ...lang.frozen import frozen
 
 #: The location of nodes built without one (by hand, in tests or by later passes).
 NOWHERE = Loc("<nowhere>", 0, 0)
@@ -53,7 +54,7 @@ def _loc() -> Loc:
 # ---- expressions -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Table:
     """``[1, 2, 4, 8]``: a top-level ``var`` array's initial values, one literal per element."""
 
@@ -61,7 +62,7 @@ class Table:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Num:
     """A number literal; ``is_float`` tells ``2.0`` from ``2`` (they are equal as Python numbers).
 
@@ -73,7 +74,7 @@ class Num:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Name:
     """A scalar, array or param name used as a value or as an assignment target."""
 
@@ -81,7 +82,7 @@ class Name:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Index:
     """An array element ``base[i][j]``: one index per written dimension."""
 
@@ -90,7 +91,7 @@ class Index:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Call:
     """A call ``func(args)``: a user function or a builtin (min, max, abs, isqrt, i64, f64)."""
 
@@ -99,7 +100,7 @@ class Call:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Unary:
     """A unary arithmetic operation; ``op`` is ``'-'`` (``not`` is :class:`Not`)."""
 
@@ -108,7 +109,7 @@ class Unary:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Binary:
     """An arithmetic or bitwise operation; ``op`` is one of ``+ - * / % & | ^ << >>``."""
 
@@ -118,7 +119,7 @@ class Binary:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Compare:
     """A comparison; ``op`` is one of ``< <= > >= == !=``. Comparisons do not chain."""
 
@@ -128,7 +129,7 @@ class Compare:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class BoolOp:
     """A short-circuit ``'and'`` / ``'or'``."""
 
@@ -138,7 +139,7 @@ class BoolOp:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Not:
     """Logical negation ``not operand``."""
 
@@ -146,7 +147,7 @@ class Not:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class IfExpr:
     """``if cond then a else b`` as a value (the spec defines it for param expressions)."""
 
@@ -159,7 +160,7 @@ class IfExpr:
 # ---- types and declarations ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class TypeRef:
     """``i64``, ``f64`` or an array of them: one dimension per ``[...]``.
 
@@ -172,7 +173,7 @@ class TypeRef:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Param:
     """``param NAME = expr``: a compile-time integer, overridable with ``-D NAME=V``."""
 
@@ -181,7 +182,7 @@ class Param:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class VarDecl:
     """``input|output|inout|var NAME: TYPE [= value]``: a ``var``'s initial value (a literal) or
     an input's or inout's default (a param expression, or an f64 literal)."""
@@ -193,7 +194,7 @@ class VarDecl:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class FuncParam:
     """One parameter ``[inout] name: type`` of a function; ``inout`` passes a scalar by reference."""
 
@@ -203,7 +204,7 @@ class FuncParam:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Use:
     """``use NAME``: load the module NAME.incaq."""
 
@@ -214,7 +215,7 @@ class Use:
 # ---- statements ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Assign:
     """``target = value``."""
 
@@ -223,7 +224,7 @@ class Assign:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class CallStmt:
     """A call whose result, if any, is dropped: ``f(args)``."""
 
@@ -231,7 +232,7 @@ class CallStmt:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class While:
     """``while cond do { body }``."""
 
@@ -240,7 +241,7 @@ class While:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class If:
     """``if cond then { then } else { orelse }``; ``else if`` is an ``orelse`` of one ``If``."""
 
@@ -250,7 +251,7 @@ class If:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class For:
     """``for var in lo .. hi do { body }``, ``hi`` exclusive."""
 
@@ -261,7 +262,7 @@ class For:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class DoWhile:
     """``do { body } while cond``: the body runs once before the first test."""
 
@@ -270,7 +271,7 @@ class DoWhile:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Loop:
     """``loop { body }``: runs until a ``break`` or a ``return`` leaves it."""
 
@@ -278,21 +279,21 @@ class Loop:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Break:
     """``break``: leave the innermost loop."""
 
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Continue:
     """``continue``: go on with the next iteration of the innermost loop (a for loop steps first)."""
 
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Return:
     """``return value`` or a bare ``return`` (value None)."""
 
@@ -300,7 +301,7 @@ class Return:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Func:
     """``func name(params) [-> ret] { body }``; ``ret`` is a scalar type or None."""
 
@@ -311,7 +312,7 @@ class Func:
     loc: Loc = _loc()
 
 
-@dataclass(frozen=True)
+@frozen
 class Module:
     """One source file: declarations, functions and the kernel's statements, in source order."""
 
@@ -332,13 +333,23 @@ Node = Union[Module, Item, FuncParam, TypeRef, Expr]
 def nodes(root) -> Iterator:
     """Every node inside ``root`` (itself included), depth first, without recursion."""
     stack = [root]
+    parts = _PARTS
     while stack:
         n = stack.pop()
         if isinstance(n, (list, tuple)):
             stack.extend(reversed(n))
-        elif hasattr(n, "__dataclass_fields__"):
-            yield n
-            stack.extend(reversed([getattr(n, f) for f in n.__dataclass_fields__ if f != "loc"]))
+            continue
+        names = parts.get(type(n))
+        if names is None:
+            if not hasattr(n, "__dataclass_fields__"):
+                continue
+            names = parts[type(n)] = tuple(f for f in n.__dataclass_fields__ if f != "loc")
+        yield n
+        stack.extend(reversed([getattr(n, f) for f in names]))
+
+
+#: The fields other than ``loc`` of each node type :func:`nodes` has met.
+_PARTS: dict[type, tuple[str, ...]] = {}
 
 
 def statements(body) -> Iterator:

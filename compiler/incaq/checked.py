@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...lang.diagnostics import Loc
+from ...lang.frozen import frozen
 from .ast import Binary, BoolOp, Call, Compare, Expr, Func, IfExpr, Index, Name, Not, Num, Unary
 
-@dataclass(frozen=True)
+@frozen
 class Sym:
     """A location of the compiled program (or a param, while checking)."""
 
@@ -32,7 +33,7 @@ def initial_value(s: Sym) -> int | float | tuple:
     return tuple(convert(v) for v in s.value) if isinstance(s.value, tuple) else convert(s.value)
 
 
-@dataclass(frozen=True)
+@frozen
 class Seq:
     """Run ``pre`` (an inlined call), then the value is ``value``."""
 
@@ -41,7 +42,7 @@ class Seq:
     loc: Loc | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Jump:
     """Continue at :class:`Mark` ``label`` (an early return of an inlined function)."""
 
@@ -49,7 +50,7 @@ class Jump:
     loc: Loc | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Mark:
     """A jump target."""
 
@@ -57,7 +58,7 @@ class Mark:
     loc: Loc | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class TailLoop:
     """An inlined function whose self tail calls became jumps back to ``label``, at its start.
 
@@ -71,7 +72,7 @@ class TailLoop:
     loc: Loc | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Checked:
     """A whole kernel after checking: its locations and its flat body."""
 
@@ -82,6 +83,16 @@ class Checked:
 
 def type_of(e, syms: dict[str, Sym]) -> str:
     """The element type of a checked expression."""
+    kind = type(e)  # the common nodes first, without matching patterns
+    if kind is Name:
+        return syms[e.id].dtype
+    if kind is Num:
+        return "f64" if e.is_float else "i64"
+    if kind is Index:
+        return syms[e.base].dtype
+    if kind is Binary:
+        left, right = type_of(e.left, syms), type_of(e.right, syms)
+        return "f64" if left == "f64" or right == "f64" else "i64"
     match e:
         case Num(is_float=f):
             return "f64" if f else "i64"
@@ -114,9 +125,13 @@ class Scope:
         self.names: dict[str, Sym] = {}
 
     def lookup(self, name: str) -> Sym | None:
-        if name in self.names:
-            return self.names[name]
-        return self.parent.lookup(name) if self.parent else None
+        scope = self
+        while scope is not None:
+            sym = scope.names.get(name)
+            if sym is not None:
+                return sym
+            scope = scope.parent
+        return None
 
     def visible(self) -> list[str]:
         return list(self.names) + (self.parent.visible() if self.parent else [])

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from operator import is_ as _is
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Source, did_you_mean
 from ...lang.isa import I64_MAX, I64_MIN
-from .ast import (Assign, Binary, BoolOp, Break, Call, CallStmt, Compare, Continue, DoWhile, Expr,
-                  For, Func, If, IfExpr, Index, Loop, Module, Name, Not, Num, Param, Return, Stmt,
-                  Table, TypeRef, Unary, Use, VarDecl, While, nodes, room_for_chains, statements)
-from .checked import Checked, Ctx, Jump, Scope, Seq, Sym
-from .flow import Flow
+from .ast import (Assign, Break, Call, CallStmt, Continue, DoWhile, For, Func, If, Index, Loop,
+                  Module, Name, Num, Param, Return, Stmt, Table, TypeRef, Unary, Use, VarDecl, While,
+                  nodes, room_for_chains, statements)
+from .check_exprs import Expressions
+from .checked import Checked, Ctx, Jump, Scope, Sym
+from .flow import NUMBERS, Flow
 from .inliner import Inliner
 from .modules import BUILTINS, ModuleLoader, calls_in
 from .params import ParamError, evaluate
@@ -28,11 +30,9 @@ from .params import ParamError, evaluate
 #: Blocks may nest this deep, counting the bodies of inlined functions: about what the parser
 #: allows in one file, and far enough inside Python's recursion limit for the later passes.
 
-ARITH = {"+", "-", "*", "/", "%"}
-BITWISE = {"&", "|", "^", "<<", ">>"}
 
 
-class Checker(ModuleLoader, Inliner, Flow):
+class Checker(ModuleLoader, Inliner, Flow, Expressions):
     """Checks one kernel with its modules; collects every diagnostic."""
 
     def __init__(self, sources: dict[str, Source], defines: dict[str, int], include: tuple[str, ...],
@@ -232,9 +232,9 @@ class Checker(ModuleLoader, Inliner, Flow):
                 if tt == "i64" and vt == "f64":
                     self.error(s, f"assigning an f64 value to the i64 location '{_text(t)}' would "
                                "truncate it", "convert explicitly with i64(...)")
-                elif tt == "f64":
+                elif tt == "f64" and type(value) not in NUMBERS:
                     self.no_truth(value, f"assigned to the f64 location '{_text(t)}'")
-                return pre + [Assign(target, value, s.loc)]
+                return pre + [s if target is t and value is v else Assign(target, value, s.loc)]
             case CallStmt(call=c) if ctx is not None and self.is_tail_call(c, ctx):
                 return self.tail_call(c, scope, ctx)
             case CallStmt(call=c):
@@ -246,12 +246,18 @@ class Checker(ModuleLoader, Inliner, Flow):
             case While(cond=c, body=b):
                 cond = self.cond(c, scope)
                 body = self.loop_block(b, scope, ctx)
-                return [While(cond, tuple(body), s.loc)] if cond is not None else []
+                if cond is None:
+                    return []
+                return [s if cond is c and _same(body, b) else While(cond, tuple(body), s.loc)]
             case If(cond=c, then=t, orelse=o):
                 cond = self.cond(c, scope)
                 then = self.block(t, scope, ctx)
                 orelse = self.block(o, scope, ctx)
-                return [If(cond, tuple(then), tuple(orelse), s.loc)] if cond is not None else []
+                if cond is None:
+                    return []
+                if cond is c and _same(then, t) and _same(orelse, o):
+                    return [s]
+                return [If(cond, tuple(then), tuple(orelse), s.loc)]
             case For(var=v, lo=lo, hi=hi, body=b):
                 pre_lo, lo_c, lo_t = self.expr(lo, scope)
                 pre_hi, hi_c, hi_t = self.expr(hi, scope)
@@ -314,7 +320,7 @@ class Checker(ModuleLoader, Inliner, Flow):
                            or "declare arrays with input, output, inout or var")
                 return None
             sym = self.declare(scope, Sym(name, "scalar", vt, loc=t.loc, implicit=True), name)
-            return Name(sym.name, t.loc)
+            return t if sym.name == name else Name(sym.name, t.loc)
         if sym.kind == "param" and scope.func is not None and name not in scope.names:
             # a kernel param seen inside a function: assigning it makes a local, as `var` would
             sym = self.declare(scope, Sym(name, "scalar", vt, loc=t.loc, implicit=True), name)
@@ -330,132 +336,11 @@ class Checker(ModuleLoader, Inliner, Flow):
             if sym.kind == "array":
                 self.error(t, f"'{name}' is an array; assign its elements, e.g. {name}[i] = ...")
                 return None
-            return Name(sym.name, t.loc)
+            return t if sym.name == name else Name(sym.name, t.loc)
         idx = self.indices(t, sym, scope)
-        return Index(sym.name, idx, t.loc) if idx is not None else None
-
-    def indices(self, e: Index, sym: Sym, scope: Scope) -> tuple | None:
-        """Check an element's indices (count, i64, no calls)."""
-        if sym.kind != "array":
-            self.error(e, f"'{e.base}' is a {'param' if sym.kind == 'param' else 'scalar'} and "
-                       "cannot be indexed")
+        if idx is None:
             return None
-        if len(e.indices) != len(sym.shape):
-            self.error(e, f"'{e.base}' has {len(sym.shape)} dimension{'s' * (len(sym.shape) != 1)} "
-                       f"but {len(e.indices)} {'index was' if len(e.indices) == 1 else 'indices were'} given")
-            return None
-        out = []
-        for i in e.indices:
-            pre, c, t = self.expr(i, scope)
-            if c is None:
-                return None
-            if pre or calls_in(i) - BUILTINS.keys():  # (a call's value is a Seq, not in pre)
-                self.error(i, "an index cannot call a function", "compute it into a scalar first")
-                return None
-            if t != "i64":
-                self.error(i, "an index must be i64", "convert with i64(...)")
-                return None
-            size = sym.shape[len(out)]
-            k = constant(c)
-            if k is not None and size is not None and not 0 <= k < size:
-                self.error(i, f"index {k} is out of bounds for '{e.base}' (dimension of size {size})",
-                           f"valid indices are 0 to {size - 1}")
-                return None
-            out.append(c)
-        return tuple(out)
-
-    # ---- expressions ---------------------------------------------------------------------
-
-    def literal(self, n: Num) -> None:
-        """Reject an integer literal that does not fit in i64 (INCA-A has no wider integers)."""
-        if not I64_MIN <= n.value <= I64_MAX:
-            self.error(n, f"the integer {n.value} does not fit in i64",
-                       "i64 values lie between -9223372036854775808 and 9223372036854775807")
-
-    def expr(self, e: Expr, scope: Scope) -> tuple[list, Expr | None, str]:
-        """Check a value expression: (statements to run first, checked expression, type)."""
-        match e:
-            case Num(is_float=f):
-                if not f:
-                    self.literal(e)
-                return [], e, "f64" if f else "i64"
-            case Name(id=n):
-                sym = scope.lookup(n)
-                if sym is None:
-                    where = f" in function '{scope.func}'" if scope.func else ""
-                    hint = did_you_mean(n, scope.visible())
-                    if scope.func and hint is None:
-                        hint = "functions see only their parameters and locals; pass it as an argument"
-                    self.error(e, f"'{n}' is not defined{where}", hint)
-                    return [], None, "i64"
-                if sym.kind == "param":
-                    return [], Num(sym.value, False, e.loc), "i64"
-                if sym.kind == "array":
-                    self.error(e, f"'{n}' is an array; use an element such as {n}[i]")
-                    return [], None, sym.dtype
-                return [], Name(sym.name, e.loc), sym.dtype
-            case Index(base=b):
-                sym = scope.lookup(b)
-                if sym is None:
-                    self.error(e, f"'{b}' is not defined", did_you_mean(b, scope.visible()))
-                    return [], None, "i64"
-                idx = self.indices(e, sym, scope)
-                return ([], Index(sym.name, idx, e.loc), sym.dtype) if idx is not None else ([], None, "i64")
-            case Unary(op=op, operand=x):
-                pre, c, t = self.expr(x, scope)
-                if op == "+":
-                    return pre, c, t
-                return pre, (Unary(op, c, e.loc) if c is not None else None), t
-            case Binary(op=op, left=a, right=b):
-                pa, ca, ta = self.expr(a, scope)
-                pb, cb, tb = self.expr(b, scope)
-                if op in BITWISE and "f64" in (ta, tb):
-                    self.error(a if ta == "f64" else b, f"'{op}' is defined on i64 only",
-                               "convert with i64(...)")
-                    return pa + pb, None, "i64"
-                if ca is None or cb is None:
-                    return pa + pb, None, "i64"
-                if "f64" in (ta, tb) and (self.no_truth(ca, f"an operand of '{op}' with an f64")
-                                          or self.no_truth(cb, f"an operand of '{op}' with an f64")):
-                    return pa + pb, None, "i64"
-                return pa + pb, Binary(op, ca, cb, e.loc), "f64" if "f64" in (ta, tb) else "i64"
-            case Compare(op=op, left=a, right=b):
-                pa, ca, _ = self.expr(a, scope)
-                pb, cb, _ = self.expr(b, scope)
-                if ca is None or cb is None:
-                    return pa + pb, None, "i64"
-                return pa + pb, Compare(op, ca, cb, e.loc), "i64"
-            case BoolOp() | Not():
-                return self.truth_value(e, scope)
-            case IfExpr():
-                return self.if_value(e, scope)
-            case Call():
-                return self.call(e, scope, want_value=True)
-        self.error(e, "unexpected expression")
-        return [], None, "i64"
-
-    def cond(self, e: Expr, scope: Scope):
-        """Check a condition: comparisons combined with and/or/not. Calls inside stay as Seq."""
-        match e:
-            case BoolOp(op=op, left=a, right=b):
-                ca, cb = self.cond_operand(a, scope), self.cond_operand(b, scope)
-                return BoolOp(op, ca, cb, e.loc) if ca is not None and cb is not None else None
-            case Not(operand=x):
-                cx = self.cond_operand(x, scope)
-                return Not(cx, e.loc) if cx is not None else None
-            case Compare(op=op, left=a, right=b):
-                pa, ca, _ = self.expr(a, scope)
-                pb, cb, _ = self.expr(b, scope)
-                if ca is None or cb is None:
-                    return None
-                if pa:
-                    ca = Seq(tuple(pa), ca, a.loc)
-                if pb:
-                    cb = Seq(tuple(pb), cb, b.loc)
-                return Compare(op, ca, cb, e.loc)
-        self.expr(e, scope)
-        self.error(e, "a condition must be a comparison", "e.g. while x > 0 do { ... }")
-        return None
+        return t if sym.name == name and all(map(_is, idx, t.indices)) else Index(sym.name, idx, t.loc)
 
     # ---- the whole kernel ----------------------------------------------------------------
 
@@ -490,6 +375,11 @@ class Checker(ModuleLoader, Inliner, Flow):
         return Checked(syms, tuple(body), tuple(self.params.items()))
 
 
+def _same(checked: list, body: tuple) -> bool:
+    """Whether a checked block is its source block, statement for statement."""
+    return len(checked) == len(body) and all(map(_is, checked, body))
+
+
 def _text(t) -> str:
     return t.id if isinstance(t, Name) else t.base + "[...]"
 
@@ -498,9 +388,14 @@ def _declared_names(stmts) -> set[str]:
     """Every name a statement list may declare in its own scope (not inside functions)."""
     out: set[str] = set()
     for s in statements(stmts):
-        match s:
-            case VarDecl(name=n) | Assign(target=Name(id=n)) | For(var=n):
-                out.add(n)
+        kind = type(s)
+        if kind is Assign:
+            if type(s.target) is Name:
+                out.add(s.target.id)
+        elif kind is VarDecl:
+            out.add(s.name)
+        elif kind is For:
+            out.add(s.var)
     return out
 
 
@@ -509,22 +404,6 @@ def check(module: Module, source: Source, defines: dict[str, int] | None = None,
     """Check a parsed kernel (and the modules it uses)."""
     with room_for_chains():
         return Checker({source.name: source}, defines or {}, include, clobber).run(module, source.name)
-
-
-def constant(e) -> int | None:
-    """The value of an integer expression made of literals only (params are literals by now)."""
-    match e:
-        case Num(value=v, is_float=False):
-            return int(v)
-        case Unary(op="-", operand=x):
-            v = constant(x)
-            return -v if v is not None else None
-        case Binary(op="+" | "-" | "*", left=a, right=b):
-            x, y = constant(a), constant(b)
-            if x is None or y is None:
-                return None
-            return x + y if e.op == "+" else x - y if e.op == "-" else x * y
-    return None
 
 
 def param_names(e) -> set[str]:

@@ -20,17 +20,18 @@ class BailOut(Exception):
 
 # Blanks and at most one comment (a comment runs to the line break, so nothing else can follow it
 # on its line), taken whole as lark's lexer takes them (possessive: a comment never gives back its
-# end to make a token), then one token: the grammar's terminals verbatim, tried in lark's order
-# (FLOAT, priority 2, before INT; two-character operators before their one-character prefixes; the
-# others never compete for a first character); or the end of the text (every group empty); or any
-# other character (the last group), so that findall skips nothing.
+# end to make a token), then one token: the grammar's terminals verbatim (FLOAT, priority 2,
+# before INT; two-character operators before their one-character prefixes), the alternatives in
+# order of how common they are, which is free because no two of them start with the same
+# character except FLOAT and INT, whose order is lark's; or the end of the text (every group
+# empty); or any other character (the last group), so that findall skips nothing.
 _PIECE = re.compile(
     r"([\t ]*+(?:#[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*+)?+)"
-    r"(?:([0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
-    r"|(0[xX][0-9a-fA-F]+|[0-9]+)"
-    r"|([A-Za-z_][A-Za-z0-9_]*)"
-    r"|((?:\r?\n[\t ]*)+)"
+    r"(?:([A-Za-z_][A-Za-z0-9_]*)"
     r"|(->|\.\.|<=|>=|==|!=|<<|>>|[-+*/%<>=|^&()\[\]{},:;])"
+    r"|((?:\r?\n[\t ]*)+)"
+    r"|([0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
+    r"|(0[xX][0-9a-fA-F]+|[0-9]+)"
     r"|\Z|(.))", re.DOTALL)
 
 # lark's names for the punctuation terminals, and keywords by their text ('while' -> WHILE)
@@ -80,7 +81,7 @@ def tokenize(text: str) -> Tokens:
     do_blocks: list[bool] = []  # for each open '{': whether it opened the body of a `do`
     do_closed = -1  # the index in kinds of the last '}' that closed such a body
     ops, words, brackets = _OPS, _WORDS, _BRACKETS
-    for blank, flt, num, name, newline, op, other in _PIECE.findall(text):
+    for blank, name, op, newline, flt, num, other in _PIECE.findall(text):
         start = pos + len(blank)
         if name:
             kind, value = words.get(name, "NAME"), name

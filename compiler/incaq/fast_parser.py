@@ -133,7 +133,7 @@ class _Parser:
         while kinds[self.i] != "$END":
             item, h = self.item()
             items.append(item)
-            height = max(height, h)
+            height = h if h > height else height
             if kinds[self.i] == "$END":
                 break
             if kinds[self.i] not in _SEPARATORS:
@@ -278,7 +278,7 @@ class _Parser:
         while kinds[self.i] != "RBRACE":
             stmt, sh = self.stmt()
             stmts.append(stmt)
-            h = max(h, sh)
+            h = sh if sh > h else h
             if kinds[self.i] == "RBRACE":
                 break
             if kinds[self.i] not in _SEPARATORS:
@@ -356,7 +356,7 @@ class _Parser:
         else:
             raise BailOut
         value, _, last, h, _ = self.expr()
-        return ast.Assign(target, value, self.span(i, last)), max(th, h) + 1
+        return ast.Assign(target, value, self.span(i, last)), (th if th > h else h) + 1
 
     def if_stmt(self) -> tuple[ast.If, int]:
         """if_stmt: "if" expr "then" block ["else" (block | if_stmt)]"""
@@ -440,7 +440,8 @@ class _Parser:
             links = links + 1 if chained else 0
             if links > ast.MAX_CHAIN:
                 raise BailOut
-            left = (node, first, last, max(lh if chained else lh + 1, rh + 1), links)
+            h = lh if chained else lh + 1
+            left = (node, first, last, h if h > rh else rh + 1, links)
 
     def factor(self) -> _Parsed:
         """?factor: postfix | MINUS factor -> neg; ?postfix and ?atom"""
@@ -464,7 +465,9 @@ class _Parser:
             if after == "LPAR":
                 return self.call(first)
             self.i = first + 1
-            return ast.Name(self.values[first], self.token(first)), first, first, 1, 0
+            name, col = self.values[first], self.cols[first]  # self.token(first), inline
+            return ast.Name(name, Loc(self.name, self.lines[first], col, col + len(name))), \
+                first, first, 1, 0
         if kind == "INT" or kind == "FLOAT":
             self.i = first + 1
             return self.number(first), first, first, 1, 0
@@ -486,7 +489,7 @@ class _Parser:
             self.i += 1
             index, _, _, ih, _ = self.expr()
             indices.append(index)
-            h = max(h, ih)
+            h = ih if ih > h else h
             last = self.expect("RSQB")
         return (ast.Index(self.values[name], tuple(indices), self.span(name, last)), name, last,
                 h + 1, 0)

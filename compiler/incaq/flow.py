@@ -12,8 +12,8 @@ handing them to the caller to run first.
 """
 from __future__ import annotations
 
-from .ast import (BoolOp, Break, Compare, DoWhile, Expr, For, If, IfExpr, Loop, Not, Num, Return,
-                  While, statements)
+from .ast import (Binary, BoolOp, Break, Compare, DoWhile, Expr, For, If, IfExpr, Index, Loop, Name,
+                  Not, Num, Return, Unary, While, statements)
 from .checked import Ctx, Scope, Seq
 
 
@@ -22,6 +22,10 @@ def is_truth(e) -> bool:
     if isinstance(e, IfExpr):
         return is_truth(e.then) and is_truth(e.orelse)
     return isinstance(e, (Compare, BoolOp, Not))
+
+
+#: Nodes whose value is never a truth value (the common operands: no_truth need not look).
+NUMBERS = frozenset((Name, Num, Index, Binary, Unary))
 
 
 def _wrap(pre: list, value):
@@ -121,7 +125,7 @@ class Flow:
 
         A bare comparison is not reported: it was a value before and/or/not were, converted to
         f64 like any i64, and programs that rely on it keep compiling."""
-        if e is None or not is_truth(e) or isinstance(e, Compare) or (
+        if e is None or type(e) in NUMBERS or not is_truth(e) or isinstance(e, Compare) or (
                 isinstance(e, IfExpr) and isinstance(e.then, Compare) and isinstance(e.orelse, Compare)):
             return False
         self.error(e, f"a truth value (an i64, 1 or 0) cannot be {where}",

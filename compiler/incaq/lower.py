@@ -37,14 +37,19 @@ class _Label:
     name: str
 
 
+_SIMPLE = (Num, Name, Index)
+_LEAVES = frozenset((Num, Name))  # nodes without parts (nothing to hoist)
+
+
 def _simple(e) -> bool:
-    return isinstance(e, (Num, Name, Index))
+    return type(e) in _SIMPLE or isinstance(e, _SIMPLE)
 
 
 def _binary_parts(e):
     """(ALU mnemonic, left, right) of an expression the ALU computes in one instruction, or None."""
-    if isinstance(e, Binary) and e.op in ALU:
-        return ALU[e.op], e.left, e.right
+    if isinstance(e, Binary):
+        op = ALU.get(e.op)
+        return None if op is None else (op, e.left, e.right)
     if isinstance(e, Call) and e.func in ("min", "max"):
         return ALU[e.func], e.args[0], e.args[1]
     return None
@@ -67,13 +72,21 @@ class Lowerer(FlowLowering):
         self.loops: list[tuple[_Label, _Label]] = []  # (continue, break) targets, innermost last
         self.base = 0  # temporaries below this number are live (statements run inside a value)
         self.in_expr = 0  # > 0 while a condition is tested inside a value (not in r0)
+        # The scalar operands made at self.loc (a statement names its scalars and temporaries
+        # again and again; equal operands are one object)
+        self.refs: dict[str, Ref] = {}
+        self.refs_loc: Loc | None = None
+        self.types: dict[int, tuple[Binary, str]] = {}  # see expr_type
+        self.temp_names: set[str] = set()
 
     # ---- emission ------------------------------------------------------------------------
 
     def emit(self, op: str, dest: Ref | None = None, src: Operand | None = None,
              target: _Label | None = None) -> None:
-        """Append one instruction (targets are resolved later)."""
-        self.items.append((Instr(op, dest, src, None, self.loc), target))
+        """Append one instruction (a jump's target is resolved, and its instruction made, at the
+        end)."""
+        self.items.append(Instr(op, dest, src, None, self.loc) if target is None
+                          else (op, dest, src, target, self.loc))
 
     def mark(self, label: _Label) -> None:
         """Place a label before the next instruction."""
@@ -88,15 +101,25 @@ class Lowerer(FlowLowering):
         """Temporary number n of a type (see the module docstring for naming)."""
         key = (n, dtype)
         if key not in self.temps:
-            taken = set(self.syms) | set(self.temps.values())
+            syms, temps = self.syms, self.temp_names  # (not copied for each temporary)
             name = f"r{n}"
-            if name in taken:
+            if name in syms or name in temps:
                 name = f"r{n}_{dtype}"
-            while name in taken:
+            while name in syms or name in temps:
                 name += "_"
             self.temps[key] = name
+            temps.add(name)
             self.syms[name] = Sym(name, "scalar", dtype, implicit=True)
-        return Ref(self.temps[key], (), self.loc)
+        return self.scalar(self.temps[key])
+
+    def scalar(self, name: str) -> Ref:
+        """The operand of scalar ``name`` at the current location."""
+        if self.refs_loc is not self.loc:
+            self.refs, self.refs_loc = {}, self.loc
+        ref = self.refs.get(name)
+        if ref is None:
+            ref = self.refs[name] = Ref(name, (), self.loc)
+        return ref
 
     def new_temp(self, dtype: str) -> Ref:
         """The next free temporary of this statement."""
@@ -134,7 +157,7 @@ class Lowerer(FlowLowering):
             return Imm(float(e.value) if e.is_float else int(e.value), "f64" if e.is_float else "i64",
                        self.loc)
         if isinstance(e, Name):
-            return Ref(e.id, (), self.loc)
+            return self.scalar(e.id)
         index = []
         for i in e.indices:
             a = self.affine(i)
@@ -150,7 +173,7 @@ class Lowerer(FlowLowering):
         parts = _binary_parts(e)
         if parts is None or not isinstance(parts[1], Index) or parts[1].base not in self.inplace:
             return None
-        if type_of(e, self.syms) != self.syms[parts[1].base].dtype:
+        if self.expr_type(e) != self.syms[parts[1].base].dtype:
             return None
         dest = self.operand(parts[1])
         self.emit(parts[0], dest, self.operand_of(parts[2]))
@@ -163,22 +186,24 @@ class Lowerer(FlowLowering):
         done = self.in_place(e)
         if done is not None:
             return done
-        t = self.new_temp(type_of(e, self.syms))
-        self.eval_into(e, t)
+        edt = self.expr_type(e)
+        t = self.new_temp(edt)
+        self.eval_into(e, t, edt)
         return t
 
-    def eval_into(self, e, t: Ref) -> None:
-        """Evaluate e into temporary t."""
+    def eval_into(self, e, t: Ref, edt: str | None = None) -> None:
+        """Evaluate e into temporary t (``edt``: e's type, when the caller knows it)."""
         tdt = self.syms[t.name].dtype
         if _simple(e):
             self.emit("PUTL", t, self.operand(e))
             return
-        edt = type_of(e, self.syms)
+        if edt is None:
+            edt = self.expr_type(e)
         if isinstance(e, Compare):
             edt = self.promoted(e.left, e.right)
         if edt != tdt:  # evaluate in its own type, then convert
             own = self.new_temp(edt)
-            self.eval_into(e, own)
+            self.eval_into(e, own, edt)
             self.emit("PUTL", t, own)
             return
         parts = _binary_parts(e)
@@ -205,12 +230,34 @@ class Lowerer(FlowLowering):
 
     def promoted(self, a, b) -> str:
         """The type a comparison of a and b is done in."""
-        return "f64" if "f64" in (type_of(a, self.syms), type_of(b, self.syms)) else "i64"
+        return "f64" if "f64" in (self.expr_type(a), self.expr_type(b)) else "i64"
+
+    def expr_type(self, e) -> str:
+        """:func:`.checked.type_of`, remembered for each operation node: lowering a chain
+        ``a + b + ...`` asks for the type of every link, which walked the rest of the chain each
+        time (a sum of 2,000 terms took 3 s)."""
+        if type(e) is not Binary:
+            return type_of(e, self.syms)
+        known = self.types.get(id(e))
+        if known is not None and known[0] is e:
+            return known[1]
+        left, right = self.expr_type(e.left), self.expr_type(e.right)
+        t = "f64" if left == "f64" or right == "f64" else "i64"
+        self.types[id(e)] = (e, t)  # e kept alive with it, so its id is not reused
+        return t
 
     def hoist(self, e):
         """Run the statements of inlined calls inside e (left to right); returns e without them
         (e itself when it has none: most expressions, which need no copy)."""
-        if isinstance(e, (Num, Name)):
+        kind = type(e)
+        if kind is Num or kind is Name:
+            return e
+        if kind is Binary or kind is Compare:
+            a, b = e.left, e.right
+            ha = a if type(a) in _LEAVES else self.hoist(a)
+            hb = b if type(b) in _LEAVES else self.hoist(b)
+            return e if ha is a and hb is b else kind(e.op, ha, hb, e.loc)
+        if kind is Index and all(type(i) is Name or type(i) is Num for i in e.indices):
             return e
         match e:
             case Seq(pre=pre, value=v):
@@ -347,9 +394,10 @@ class Lowerer(FlowLowering):
             return
         t = self.in_place(value)
         if t is None:
-            t = self.temp(self.next, type_of(value, self.syms))
+            edt = self.expr_type(value)
+            t = self.temp(self.next, edt)
             self.next += 1
-            self.eval_into(value, t)
+            self.eval_into(value, t, edt)
         self.emit("PUTL", dest, t)
 
     # ---- the program -------------------------------------------------------------------------
@@ -361,20 +409,21 @@ class Lowerer(FlowLowering):
         self.emit("END")
         self.after_end()
         numbers: dict[int, int] = {}
-        k = 0
+        k = 1
         for item in self.items:
-            if isinstance(item, _Label):
-                numbers[id(item)] = k + 1
+            if type(item) is _Label:
+                numbers[id(item)] = k
             else:
                 k += 1
         instrs = []
+        append = instrs.append
         for item in self.items:
-            if isinstance(item, _Label):
-                continue
-            ins, target = item
-            if target is not None:
-                ins = Instr(ins.op, ins.dest, ins.src, numbers[id(target)], ins.loc)
-            instrs.append(ins)
+            kind = type(item)
+            if kind is Instr:
+                append(item)
+            elif kind is tuple:
+                op, dest, src, target, loc = item
+                append(Instr(op, dest, src, numbers[id(target)], loc))
         return Program(self.decls(instrs), tuple(instrs), (), self.name)
 
     def after_end(self) -> None:

@@ -1,0 +1,157 @@
+"""What keeps compiling a large kernel quick (bench/bench_compile.py measures the speed): the
+checker hands on the parser's nodes rather than equal copies, the lowering makes one operand per
+scalar and statement and lowers a long sum in linear work, and encoding pauses the collector
+(pauses nest, also across threads) without changing its state."""
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from inca.compiler.incaq import ast
+from inca.compiler.incaq.checker import check
+from inca.compiler.incaq.lower import lower
+from inca.compiler.incaq.parser import parse
+from inca.lang.diagnostics import Source
+from inca.lang.program import Decl, Instr, Program, Ref
+from inca.lang.tuples import encode
+
+KERNEL = """\
+param N = 4
+input A: f64[N]
+output s: f64
+func twice(x: f64) -> f64 {
+    y = x * 2.0
+    return y
+}
+for i in 0 .. N do {
+    s = s + A[i] * 0.5
+}
+if s > 1.0 then { s = s - 1.0 } else { s = twice(s) }
+"""
+
+
+def _checked():
+    src = Source("k.incaq", KERNEL)
+    module = parse(src)
+    return module, check(module, src)
+
+
+def test_the_checked_kernel_is_made_of_the_parsed_nodes_where_nothing_changed():
+    module, checked = _checked()
+    loop, cond = module.items[-2], module.items[-1]
+    body = checked.body
+    # the loop's bound N is a param, replaced by its value: a new For around the same body
+    assert isinstance(body[0], ast.For) and body[0].hi == ast.Num(4, False)
+    assert body[0].body[0] is loop.body[0]
+    # the if inlines a call in its else branch: its condition and then branch are the parsed ones
+    assert body[1].cond is cond.cond and body[1].then[0] is cond.then[0]
+    # the function's local y is renamed in its inlined copy, with its own source location
+    (call,) = body[1].orelse
+    y = next(s.target for s in call.value.pre if s.target.id.endswith("_y"))
+    source_y = module.items[3].body[0].target
+    assert y.id != source_y.id and y is not source_y and y.loc == source_y.loc
+
+
+def test_one_operand_per_scalar_and_statement_at_its_location():
+    _, checked = _checked()
+    prog = lower(checked, "k.incaq")
+    for ins in prog.instrs:
+        for op in (ins.dest, ins.src):
+            if isinstance(op, Ref):
+                assert op.loc == ins.loc
+    add = next(ins for ins in prog.instrs if ins.op == "ADD" and ins.dest.name == "s")
+    putl = [ins for ins in prog.instrs if ins.loc is add.loc and ins.op == "PUTL"]
+    temps = {ins.dest.name: ins.dest for ins in putl}
+    # the temporary written by PUTL is the very operand ADD reads
+    assert add.src is temps[add.src.name]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_encoding_leaves_the_collector_as_it_was(enabled):
+    prog = Program((Decl("x", "var", "i64"),), (Instr("PUTL", Ref("x"), Ref("x")), Instr("END")))
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        encode(prog)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def _sum_kernel(terms: int) -> str:
+    return ("input A: f64[4]\noutput y: f64\n" + "".join(f"var a{i}: f64\n" for i in range(terms))
+            + "y = " + " + ".join(f"a{i} * A[{i % 4}]" for i in range(terms)) + "\n")
+
+
+class _CountedIter(dict):
+    iterations = 0
+
+    def __iter__(self):
+        _CountedIter.iterations += 1
+        return super().__iter__()
+
+
+def test_a_long_sum_is_lowered_in_linear_work(monkeypatch):
+    # y = a0 * A[0] + a1 * A[1] + ... : the type of each link of the chain was computed by walking
+    # the rest of it (600 terms: 180,000 type_of calls), and each new temporary copied every name
+    # of the program to pick its own (600 copies of 1,200 names)
+    from inca.compiler.incaq import checked as checked_ast, lower as lowering
+
+    terms = 600
+    src = Source("sum.incaq", _sum_kernel(terms))
+    checked = check(parse(src), src)
+    calls = 0
+    type_of = lowering.type_of
+
+    def counted(e, syms):
+        nonlocal calls
+        calls += 1
+        return type_of(e, syms)
+
+    monkeypatch.setattr(lowering, "type_of", counted)
+    monkeypatch.setattr(checked_ast, "type_of", counted)  # its own recursive calls too
+    lowerer = lowering.Lowerer(checked, "sum.incaq")
+    lowerer.syms = _CountedIter(lowerer.syms)
+    _CountedIter.iterations = 0
+    prog = lowerer.program(checked)
+    assert len(prog.instrs) == 3 * terms + 1
+    assert calls <= 4 * terms
+    assert _CountedIter.iterations <= 2
+
+
+def test_nested_and_concurrent_pauses_resume_the_collector_once_all_end():
+    import threading
+
+    from inca.lang.gcpause import collector_paused
+
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        with collector_paused():
+            with collector_paused():
+                assert not gc.isenabled()
+            assert not gc.isenabled()  # the outer pause is still on
+        assert gc.isenabled()
+        inside, leave = threading.Barrier(9), threading.Event()
+
+        def pause():
+            with collector_paused():
+                inside.wait()
+                leave.wait()
+
+        threads = [threading.Thread(target=pause) for _ in range(8)]
+        for t in threads:
+            t.start()
+        inside.wait()
+        assert not gc.isenabled()
+        leave.set()
+        for t in threads:
+            t.join()
+        assert gc.isenabled()
+        gc.disable()  # a collector the caller turned off stays off
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()

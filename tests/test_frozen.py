@@ -1,0 +1,67 @@
+"""lang/frozen.py: the node types' quicker __init__ keeps every behaviour of a frozen dataclass."""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import pickle
+
+import pytest
+
+from inca.compiler.incaq import ast
+from inca.lang.diagnostics import Loc
+from inca.lang.frozen import frozen
+from inca.lang.program import Affine, Imm, Instr, Ref
+from inca.lang.tuple_model import Tuple, encode
+
+
+@frozen
+class _Node:
+    name: str
+    count: int = 3
+    loc: Loc | None = dataclasses.field(default=None, compare=False)
+
+
+def test_a_frozen_node_is_a_frozen_dataclass_with_slots():
+    n = _Node("a", loc=Loc("f", 1, 2))
+    assert (n.name, n.count, n.loc) == ("a", 3, Loc("f", 1, 2))
+    assert n == _Node("a", 3) and hash(n) == hash(_Node("a", 3)) and n != _Node("a", 4)
+    assert repr(n) == "_Node(name='a', count=3, loc=Loc(file='f', line=1, col=2, end_col=None))"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        n.name = "b"
+    assert not hasattr(n, "__dict__")
+    assert dataclasses.replace(n, count=4) == _Node("a", 4)
+    assert pickle.loads(pickle.dumps(n)) == n
+    stock = dataclasses.dataclass(frozen=True)(type("_Node", (), {"__annotations__": _Node.__annotations__,
+                                                                 "count": 3, "loc": None}))
+    assert inspect.signature(_Node) == inspect.signature(stock)
+    with pytest.raises(TypeError):
+        _Node()
+    with pytest.raises(TypeError):
+        _Node("a", 1, None, 2)
+    match n:
+        case _Node(name="a", count=c):
+            assert c == 3
+        case _:
+            pytest.fail("the node did not match its class pattern")
+
+
+def test_the_fields_of_the_project_nodes_are_stored_in_order():
+    loc = Loc("k.incaq", 3, 4, 9)
+    b = ast.Binary("+", ast.Name("x", loc), ast.Num(2, False), loc)
+    assert (b.op, b.left.id, b.right.value, b.loc) == ("+", "x", 2, loc)
+    ins = Instr("ADD", Ref("x", (Affine(1, (("i", 2),)),)), Imm(2, "i64"), None, loc)
+    t = encode_one(ins)
+    assert (t.k, t.op, t.trigger.threshold, t.entry.dest, t.loc) == (1, "ADD", 1, ins.dest, loc)
+
+
+def encode_one(ins: Instr) -> Tuple:
+    from inca.lang.program import Decl, Program
+
+    return encode(Program((Decl("x", "var", "i64", (4,)),), (ins, Instr("END")))).tuples[0]
+
+
+def test_a_field_the_init_would_not_just_store_is_refused():
+    with pytest.raises(TypeError, match="_Made"):
+        @frozen
+        class _Made:
+            items: list = dataclasses.field(default_factory=list)
