@@ -152,6 +152,8 @@ def emit_loopir(args, options, optimised: bool) -> str:
     from .frontend import read_source
     from .incaq.checker import check
     from .incaq.parser import parse
+    from .incaq.ast import deepest
+    from .incaq.pipeline import OPT_MAX_DEPTH
     from .incaq.pipeline import optimised as optimise_kernel
     from .opt.ir import Kernel
     from .opt.pipeline import Level
@@ -162,6 +164,12 @@ def emit_loopir(args, options, optimised: bool) -> str:
                                           file=args.file)])
     src = read_source(args.file)
     checked = check(parse(src), src, options.defines, options.include, options.clobber)
+    depth, where = deepest(checked.body)
+    if depth > OPT_MAX_DEPTH:
+        raise DiagnosticError([src.diag(
+            where, f"this statement nests {depth} levels deep; the loop IR takes at most "
+            f"{OPT_MAX_DEPTH}", "the optimiser compiles such a kernel as at -O0: --emit asm shows "
+            "its code")])
     if optimised:
         return show(optimise_kernel(checked, options.clobber, options.level or Level())[0])
     return show(Kernel.of(checked))

@@ -154,6 +154,31 @@ def test_long_chains_in_every_stage_and_too_long_ones(tmp_path, capsys, args):
     assert "Traceback" not in err and "chains more than 2000 operators" in err
 
 
+def test_a_statement_deeper_than_the_optimiser_takes_is_compiled_as_at_O0(tmp_path, capsys):
+    # the optimiser's passes walk expressions recursively: a chain of 1,000 operators (a tree
+    # 1,000 deep) once ended -O2 in a RecursionError; 200 are still optimised
+    from inca.compiler.driver import main
+
+    def kernel(terms):
+        path = tmp_path / f"k{terms}.incaq"
+        path.write_text("input A: i64[4]\noutput y: i64\ny = "
+                        + " + ".join(f"A[{i % 4}]" for i in range(terms)) + "\n")
+        return str(path)
+
+    deep, o0, out = kernel(1000), tmp_path / "o0.json", tmp_path / "o.json"
+    assert main([deep, "-o", str(o0)]) == 0
+    for level in ("-O1", "-O2", "-Ofast"):
+        assert main([deep, level, "--remarks", "-o", str(out)]) == 0
+        err = capsys.readouterr().err
+        assert "[optimise] kernel not optimised: a statement nests 1002 levels deep" in err
+        assert out.read_bytes() == o0.read_bytes()
+    assert main([deep, "-O2", "--emit", "loopir"]) == 1
+    err = capsys.readouterr().err
+    assert "the loop IR takes at most 250" in err and "Traceback" not in err
+    assert main([kernel(200), "-O2", "--remarks", "-o", str(out)]) == 0
+    assert "not optimised" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("literal,message", [
     ("1e999", "float literal 1e999 is too large for f64"),
     (HUGE, "integer literal has more than 64 digits"),

@@ -348,6 +348,28 @@ def nodes(root) -> Iterator:
         stack.extend(reversed([getattr(n, f) for f in names]))
 
 
+def deepest(body) -> tuple[int, Loc | None]:
+    """How deep the nodes of a block nest (a statement of the block is at depth 1), and the
+    location of the block's statement where they nest deepest; without recursion."""
+    best, where = 0, None
+    for top in body:
+        stack = [(top, 1)]
+        while stack:
+            n, d = stack.pop()
+            if isinstance(n, (list, tuple)):
+                stack.extend((c, d) for c in n)
+                continue
+            names = _PARTS.get(type(n))
+            if names is None:
+                if not hasattr(n, "__dataclass_fields__"):
+                    continue
+                names = _PARTS[type(n)] = tuple(f for f in n.__dataclass_fields__ if f != "loc")
+            if d > best:
+                best, where = d, getattr(top, "loc", None)
+            stack.extend((getattr(n, f), d + 1) for f in names)
+    return best, where
+
+
 #: The fields other than ``loc`` of each node type :func:`nodes` has met.
 _PARTS: dict[type, tuple[str, ...]] = {}
 

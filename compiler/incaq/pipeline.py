@@ -9,10 +9,15 @@ from __future__ import annotations
 from ...lang.diagnostics import Source
 from ...lang.gcpause import collector_paused
 from ...lang.program import Program
-from .ast import Module
+from .ast import Module, deepest
 from .checker import check
 from .lower import lower
 from .parser import parse
+
+
+#: The optimiser's passes walk expressions recursively; a kernel whose statements nest deeper than
+#: this (a chain of 1,000 operators is a tree 1,000 deep) is compiled as at -O0, with a remark.
+OPT_MAX_DEPTH = 250
 
 
 def compile_module(module: Module, src: Source, defines: dict[str, int] | None = None,
@@ -23,6 +28,14 @@ def compile_module(module: Module, src: Source, defines: dict[str, int] | None =
     with collector_paused():
         checked = check(module, src, defines, include, clobber)
         if level is None or level.opt == 0:
+            return lower(checked, src.name, clobber)
+        depth, where = deepest(checked.body)
+        if depth > OPT_MAX_DEPTH:
+            if trace is not None:
+                trace.remarks.pass_name = "optimise"
+                trace.remarks.missed(where, f"kernel not optimised: a statement nests {depth} "
+                                     f"levels deep (the optimiser takes {OPT_MAX_DEPTH}); "
+                                     "compiled as at -O0")
             return lower(checked, src.name, clobber)
         from ..opt.lower import lower as lower_opt
 
