@@ -41,9 +41,15 @@ LLVM_MIN_STEPS = 500_000
 LLVM_STEPS_PER_TUPLE = 5_000
 
 
+#: Importing the python engine's modules (about 10 ms, once per process), in reference steps.
+PY_LOAD_STEPS = 25_000
+
+
 def budget(size: int) -> int:
-    """Reference steps a program of ``size`` armed PC values runs before it is handed over."""
-    return MIN_STEPS + STEPS_PER_TUPLE * size
+    """Reference steps a program of ``size`` armed PC values runs before it is handed over (the
+    python engine's loading counts too until this process has loaded it)."""
+    load = 0 if "inca.interpreter.pygen" in sys.modules else PY_LOAD_STEPS
+    return MIN_STEPS + STEPS_PER_TUPLE * size + load
 
 
 def llvm_budget(size: int) -> int | None:

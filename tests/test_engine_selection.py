@@ -7,6 +7,7 @@ short run never leaves the reference, a long one is handed over, and a longer on
 """
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from functools import partial
@@ -113,3 +114,10 @@ def test_llvm_s_budget_leaves_out_loading_it_once_it_is_loaded(monkeypatch):
 def test_the_budget_grows_with_the_program():
     assert selection.budget(1) >= selection.MIN_STEPS
     assert selection.budget(2_000) - selection.budget(1_000) == 1_000 * selection.STEPS_PER_TUPLE
+
+
+def test_the_budget_counts_loading_the_python_engine_until_it_is_loaded(monkeypatch):
+    importlib.import_module("inca.interpreter.pygen")
+    loaded = selection.budget(10)
+    monkeypatch.delitem(sys.modules, "inca.interpreter.pygen")
+    assert selection.budget(10) - loaded == selection.PY_LOAD_STEPS
