@@ -42,14 +42,21 @@ def default_dir() -> Path:
 
 @lru_cache(maxsize=1)
 def toolchain() -> str:
-    """The version and a hash of every source file of the installed toolchain."""
+    """The version and a hash of every source file of the installed toolchain (walked with
+    os.walk rather than pathlib: a cached study reads it at every start)."""
     h = hashlib.sha256(__version__.encode())
-    roots = [Path(__import__(f"inca.{p}", fromlist=["x"]).__file__).parent
-             for p in ("lang", "compiler", "interpreter", "stdlib")]
-    for root in roots:
-        for f in sorted(root.rglob("*")):
-            if f.suffix in (".py", ".lark", ".incaq") and "__pycache__" not in f.parts:
-                h.update(f.relative_to(root.parent).as_posix().encode() + b"\0" + f.read_bytes())
+    for package in ("lang", "compiler", "interpreter", "stdlib"):
+        root = os.path.dirname(__import__(f"inca.{package}", fromlist=["x"]).__file__)
+        base = os.path.dirname(root)
+        for folder, subfolders, files in os.walk(root):
+            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith((".py", ".lark", ".incaq")):
+                    path = os.path.join(folder, name)
+                    with open(path, "rb") as f:
+                        data = f.read()
+                    rel = os.path.relpath(path, base).replace(os.sep, "/")
+                    h.update(rel.encode() + b"\0" + data)
     return f"{__version__}+{h.hexdigest()[:16]}"
 
 

@@ -12,7 +12,6 @@ import io
 import json
 import os
 import sys
-from operator import attrgetter
 from pathlib import Path
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
@@ -58,13 +57,10 @@ def _dim_names(rows: list[Row]) -> list[str]:
     return [name for name, _ in rows[0].dims] if rows else []
 
 
-_fields = attrgetter(*FIELDS)
-
-
-def _values(r: Row) -> list:
-    """A row's values in column order: FIELDS with the study's dimensions after ``payload``."""
-    base = _fields(r)
-    return [*base[:5], *(v for _, v in r.dims), *base[5:]]
+def _values(r: Row) -> tuple:
+    """A row's values in column order: FIELDS (a Row's first fields, in order) with the study's
+    dimensions after ``payload``."""
+    return (*r[:5], *[v for _, v in r.dims], *r[5:10])
 
 
 def columns(rows: list[Row]) -> list[str]:

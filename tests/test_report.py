@@ -188,3 +188,11 @@ def test_cpu_report_puts_the_model_beside_this_cpu_and_the_paper_s_haswell():
     assert all(float(r["cpu_O0_us"]) > 0 and float(r["cpu_O2_us"]) > 0 for r in rows)
     code, _, err = report("--cpu", "--kernels", "dot-product", "--grid", "link_gbps=400")
     assert code == 1 and "--grid does not apply to a --cpu report" in err
+
+
+def test_a_row_s_first_fields_are_the_report_s_columns_in_order():
+    # to_csv and to_json read a row's values by position
+    from inca.interpreter.report import FIELDS
+    from inca.interpreter.study import Row
+
+    assert Row._fields[:len(FIELDS)] == FIELDS and Row._fields[-1] == "dims"
