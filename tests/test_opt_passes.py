@@ -299,8 +299,8 @@ def test_nothing_moves_out_of_a_short_circuit():
 @pytest.mark.parametrize("bound", ("-9223372036854775808", "-5", "0", "3"))
 def test_a_run_time_bound_far_below_the_start_runs_no_time(bound):
     # found by the long fuzz run: lo + 1 - h wrapped around for h = INT64_MIN
-    text = (f"input h: i64\noutput x: i64\noutput j: i64\nfor i in 0 .. min(h, 6) do {{\n"
-            f"    x = x + 1\n}}\nj = i\n")
+    text = ("input h: i64\noutput x: i64\noutput j: i64\nfor i in 0 .. min(h, 6) do {\n"
+            "    x = x + 1\n}\nj = i\n")
     inputs = {"h": [int(bound)]}
     assert run(text, O1, inputs).outputs == run(text, None, inputs).outputs
 

@@ -143,8 +143,6 @@ def test_tree_reductions_are_exactly_those_that_reassociate(op, dtype):
 
 def _term(t, v: dict, dtype: str):
     """A rules.Identity term over z3 (INCA-A's semantics in dtype)."""
-    from inca.compiler.opt.rules import Identity  # noqa: F401
-
     if isinstance(t, str):
         return v[t]
     if isinstance(t, int):

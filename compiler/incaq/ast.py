@@ -341,9 +341,9 @@ def nodes(root) -> Iterator:
             continue
         names = parts.get(type(n))
         if names is None:
-            if not hasattr(n, "__dataclass_fields__"):
+            names = _learn(n)
+            if names is None:
                 continue
-            names = parts[type(n)] = tuple(f for f in n.__dataclass_fields__ if f != "loc")
         yield n
         stack.extend(reversed([getattr(n, f) for f in names]))
 
@@ -359,15 +359,21 @@ def deepest(body) -> tuple[int, Loc | None]:
             if isinstance(n, (list, tuple)):
                 stack.extend((c, d) for c in n)
                 continue
-            names = _PARTS.get(type(n))
+            names = _PARTS.get(type(n)) or _learn(n)
             if names is None:
-                if not hasattr(n, "__dataclass_fields__"):
-                    continue
-                names = _PARTS[type(n)] = tuple(f for f in n.__dataclass_fields__ if f != "loc")
+                continue
             if d > best:
                 best, where = d, getattr(top, "loc", None)
             stack.extend((getattr(n, f), d + 1) for f in names)
     return best, where
+
+
+def _learn(n) -> tuple[str, ...] | None:
+    """The fields other than ``loc`` of a node type met for the first time (None: not a node)."""
+    if not hasattr(n, "__dataclass_fields__"):
+        return None
+    names = _PARTS[type(n)] = tuple(f for f in n.__dataclass_fields__ if f != "loc")
+    return names
 
 
 #: The fields other than ``loc`` of each node type :func:`nodes` has met.
