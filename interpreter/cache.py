@@ -1,11 +1,14 @@
 """The study cache: finished cells on disk, so a rerun or a grown study computes only new cells.
 
-Two kinds of entry, each one JSON file written atomically (a temporary file, then ``os.replace``),
+Three kinds of entry, each one JSON file written atomically (a temporary file, then
+``os.replace``),
 so an interrupted study loses no finished entry and never leaves half a file:
 
 * ``compile/<key>.json``: what a kernel compiles to. The key hashes the kernel's text, the texts
   of the ``.incaq`` files beside it (modules it may ``use``), the compile options and the
   toolchain; the entry holds the hash of the tuple program's canonical JSON bytes.
+* ``report/<key>.json``: the text of a whole report (:func:`~.study.report_key` says what the key
+  hashes), so an unchanged study is printed without making its rows again.
 * ``run/<key>.json``: one execution and its priced cells. The key hashes the tuple program's
   bytes, the input seed and the step budget; the entry holds the run's tally
   (:class:`~inca.interpreter.loader.Tally`) and the statistics under every profile priced so

@@ -347,7 +347,7 @@ def _check_x(x: str | None, study) -> str:
 def cmd_report(args) -> int:
     """``inca report``."""
     from .cache import Cache, default_dir
-    from .study import compute, rows as study_rows
+    from .study import compute, report_key, rows as study_rows
 
     study = _dimensions(args)
     x = _check_x(args.x, study)
@@ -369,11 +369,18 @@ def cmd_report(args) -> int:
     if args.cpu:
         return _cpu_report(args, study, paper, output)
     cache = None if args.no_cache else Cache(Path(args.cache) if args.cache else default_dir())
-    cells = compute(study, cache, lambda n: worker_count(args.jobs, n), args.scheduler,
-                    progress=sys.stderr.isatty() and not args.quiet)
-    with collector_paused():  # tens of thousands of rows, no cycles: nothing for it to find
-        rows = study_rows(study, cells, paper)
-        text = FORMATS[args.format](rows)
+    # an unchanged study's report is read back whole; a plot needs the rows themselves
+    key = report_key(study, paper, args.format) if cache is not None and not args.plot else None
+    stored = cache.read("report", key) if key is not None else None
+    text = stored.get("text") if stored is not None else None
+    if not isinstance(text, str):
+        cells = compute(study, cache, lambda n: worker_count(args.jobs, n), args.scheduler,
+                        progress=sys.stderr.isatty() and not args.quiet)
+        with collector_paused():  # tens of thousands of rows, no cycles: nothing for it to find
+            rows = study_rows(study, cells, paper)
+            text = FORMATS[args.format](rows)
+        if key is not None:
+            cache.write("report", key, {"text": text})
     if output:
         write_text(output, text, "inca")
     else:

@@ -225,6 +225,32 @@ def _folder_texts(path: Path, cache: dict) -> tuple[str, str]:
     return read_source(str(path)).text, cache[folder]
 
 
+def _compile_key(run: Run, folders: dict) -> tuple[str, str]:
+    """A run's kernel text, and the key of its compilation: everything that decides the tuple
+    program (the text, the texts beside it, the options, the toolchain)."""
+    text, beside = _folder_texts(Path(run.path), folders)
+    return text, digest("compile", text, beside, run.variant, run.opt, run.payload, run.kparams,
+                        toolchain())
+
+
+def report_key(study: Study, paper: PaperFigures, fmt: str) -> str | None:
+    """The key of a whole report's text: every compilation's key with what the rows show of the
+    run, every profile point, the grid's axes, the engine column, the seed and step budget, the
+    paper's figures, the format and the toolchain (which prints it). None for a study too large
+    to run (:func:`compute` says so)."""
+    pts, all_runs = points(study), runs(study)
+    if len(pts) * len(all_runs) > MAX_ROWS:
+        return None
+    folders: dict = {}
+    compiled = [(_compile_key(run, folders)[1], run.kernel, run.variant, run.opt, run.payload,
+                 run.kparams) for run in all_runs]
+    figures = [sorted(paper.counts.items()), sorted(paper.runtimes.items()), sorted(paper.link.items())]
+    return digest("report", toolchain(), fmt, compiled,
+                  [(p.key, p.name, p.values) for p in pts],
+                  [(a.name, a.kind, a.values) for a in study.axes], study.profiles,
+                  study.engine, study.show_engine, SEED, MAX_STEPS, figures)
+
+
 def compute(study: Study, cache: Cache | None, workers: Callable[[int], int], scheduler: str | None,
             progress: bool) -> dict[Run, tuple[list[Point], list[Cell]]]:
     """Every cell: from the cache where it is there, else computed (and stored as it arrives);
@@ -244,9 +270,7 @@ def compute(study: Study, cache: Cache | None, workers: Callable[[int], int], sc
     folders: dict = {}
     bar = Progress(progress, total)
     for run in all_runs:
-        text, beside = _folder_texts(Path(run.path), folders)
-        ckey = digest("compile", text, beside, run.variant, run.opt, run.payload, run.kparams,
-                      toolchain())
+        text, ckey = _compile_key(run, folders)
         body = cache.read("compile", ckey) if cache else None
         rkey = digest("run", body.get("program"), SEED, MAX_STEPS) if body else None
         entry = cache.read("run", rkey) if rkey else None

@@ -8,6 +8,7 @@ import contextlib
 import csv
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -137,6 +138,7 @@ def test_cache_reuses_cells_and_distrusts_bad_entries(tmp_path, monkeypatch):
     code, grown, _ = inca_report(*common, "--grid", "link_gbps=100,200,300", cache=cache)
     assert calls == [] and len(rows_of(grown)) == 6  # a new value: priced from the cached runs
     assert [r for r in rows_of(grown) if r["link_gbps"] != "300"] == rows_of(first)
+    shutil.rmtree(cache / "report")  # the cells' own entries are what is checked here
     runs[0].write_text(runs[0].read_text()[:-20])  # truncated
     doc = json.loads(runs[1].read_text())
     body = json.loads(doc["body"])
@@ -147,6 +149,31 @@ def test_cache_reuses_cells_and_distrusts_bad_entries(tmp_path, monkeypatch):
     compiled.write_text(json.dumps({**doc, "body": json.loads(doc["body"])}))  # not text: foreign
     assert inca_report(*args, cache=cache)[1] == first and len(calls) == 2
     assert inca_report(*args, cache=cache)[1] == first and len(calls) == 2  # rewritten entries
+
+
+def test_an_unchanged_study_s_report_is_read_back_whole(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    args = ("--kernels", "dot-product", "--payloads", "128", "--profiles", "scratchpad",
+            "--variants", "default", "--grid", "link_gbps=102.4,200", "-j", "1")
+    code, first, err = inca_report(*args, "--format", "csv", cache=cache)
+    assert ",1.50,scratchpad" in first  # the paper's figure beside the default link speed
+    assert code == 0, err
+    made = []
+    real_rows = study.rows
+    monkeypatch.setattr(study, "rows", lambda *a: made.append(1) or real_rows(*a))
+    monkeypatch.setattr(study, "run_task", lambda task: pytest.fail("ran an execution"))
+    assert inca_report(*args, "--format", "csv", cache=cache)[1] == first and made == []
+    assert inca_report(*args, "--format", "json", cache=cache)[0] == 0 and made == [1]  # a new format
+    (entry,) = [p for p in (cache / "report").glob("*.json")
+                if json.loads(json.loads(p.read_text())["body"])["text"] == first]
+    entry.write_text(entry.read_text().replace("dot-product", "dot-produkt"))  # tampered
+    assert inca_report(*args, "--format", "csv", cache=cache)[1] == first and made == [1, 1]
+    figures = tmp_path / "paper"  # other published figures: another report
+    shutil.copytree(paper.paper_dir(), figures)
+    runtimes = figures / "runtimes_us.csv"
+    runtimes.write_text(runtimes.read_text().replace("1.50", "1.51"))
+    code, other, _ = inca_report(*args, "--format", "csv", "--paper", str(figures), cache=cache)
+    assert code == 0 and made == [1, 1, 1] and other != first
 
 
 def test_an_interrupted_study_keeps_every_finished_execution(tmp_path, monkeypatch):
