@@ -1,8 +1,7 @@
 """The study cache: finished cells on disk, so a rerun or a grown study computes only new cells.
 
 Three kinds of entry, each one JSON file written atomically (a temporary file, then
-``os.replace``),
-so an interrupted study loses no finished entry and never leaves half a file:
+``os.replace``), so an interrupted study loses no finished entry and never leaves half a file:
 
 * ``compile/<key>.json``: what a kernel compiles to. The key hashes the kernel's text, the texts
   of the ``.incaq`` files beside it (modules it may ``use``), the compile options and the
