@@ -12,16 +12,16 @@ the llvm engine (when llvmlite is installed).
 
 The handover is exact: the reference stops with the counter on the next tuple to fire, the
 translating engine goes on from that PC with the NIC's buffers as they are, and the fire counts
-of the two parts add up to the reference's own.
+of the parts add up to the reference's own.
 """
 from __future__ import annotations
 
 import sys
 import time
-
 from importlib.util import find_spec
 
-from .engine import Execution, LLVMUnavailable, Prepared, finish, fires_by_tuple, off_end, prepare, run_fast, run_some
+from .engine import (Execution, LLVMUnavailable, Prepared, finish, fires_by_tuple, off_end, prepare,
+                     run_fast, run_some)
 from .nic import NIC, CountingEvent
 
 #: The python engine's translation and compilation cost, in reference steps (one step of scalar
