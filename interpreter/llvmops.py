@@ -383,9 +383,7 @@ class Lowering:
         x = ir.op(f"select i1 {s_inf}, double {r}, double {x}")
         invalid = ir.op(f"or i1 {r_inf}, {ir.op(f'fcmp oeq double {s}, 0.0')}")
         x = ir.op(f"select i1 {invalid}, double {f64_literal(math.nan)}, double {x}")
-        anynan = ir.op(f"fcmp uno double {r}, {s}")
-        fixed = ir.op(f"bitcast i64 {self._quiet_pick('MOD', r, s)} to double")
-        return ir.op(f"select i1 {anynan}, double {fixed}, double {x}")
+        return self._nan_fixed("MOD", r, s, x)  # x is NaN whenever an operand is
 
     def _fminmax(self, op: str, r: str, s: str) -> str:
         """lang.isa's _fmin/_fmax: NaN if either is NaN; equal values ordered by sign."""
