@@ -6,6 +6,10 @@ gives a different output. Bit for bit at -O1 and -O2 (f64 as IEEE doubles; z3's 
 them tells -0.0 from +0.0 and counts every NaN as one value); over the reals at -Ofast (values
 assumed finite, as -Ofast assumes). Inputs with a default take their default value.
 
+Each question is first asked of the two terms' skeletons (skeleton.py: data values as leaf
+numbers, conditions on data as free booleans), a smaller question whose "no difference" implies
+the real one's; only when that does not settle it is the full question asked.
+
 The answer is "verified", a counterexample (inputs that show the difference), or "not verified"
 with the reason (a timeout, a step budget for data-dependent loops, an operation not modeled):
 never a false "verified".
@@ -62,6 +66,9 @@ def verify(source: Program, optimised: Program, fast: bool = False, timeout_s: f
     return Verdict("unknown", first.detail, exact.seconds)
 
 
+#: Seconds the skeleton check (skeleton.py) of one question may take before the full question.
+SKELETON_S = 2.0
+
 #: At -Ofast, seconds each part of the question over the reals may take before the bit-exact try.
 REALS_PART_S = 5.0
 
@@ -70,6 +77,7 @@ def _verify(source: Program, optimised: Program, fast: bool, timeout_s: float, b
             start: float, part_s: float | None) -> Verdict:
     import z3
 
+    from .skeleton import proves_equal
     from .symexec import Machine, OutOfBudget, Unsupported
 
     def elapsed() -> float:
@@ -89,17 +97,24 @@ def _verify(source: Program, optimised: Program, fast: bool, timeout_s: float, b
     (m0, s0), (m1, s1) = states
     # one question per output element (smaller questions are much easier for z3 than their
     # disjunction); an element both programs compute by the same term needs none
-    questions = [("a fault", z3.Not(s1.ok))]
+    questions = [("a fault", s1.ok, z3.BoolVal(True))]
     for d in source.decls:
         if d.role in ("output", "inout"):
             for j, (x, y) in enumerate(zip(_values(m0, s0, d.name), _values(m1, s1, d.name))):
                 x, y = z3.simplify(x), z3.simplify(y)
                 if not x.eq(y):
-                    questions.append((f"{d.name}[{j}]" if d.shape else d.name, z3.Not(x == y)))
-    for what, question in questions:
+                    questions.append((f"{d.name}[{j}]" if d.shape else d.name, x, y))
+    for what, x, y in questions:
         left = timeout_s - elapsed() if part_s is None else min(part_s, timeout_s - elapsed())
         if left <= 0:
             return Verdict("unknown", f"z3 gave no answer within {timeout_s:g} s", elapsed())
+        if proves_equal(s0.ok, [(x, y)], int(min(left, SKELETON_S) * 1000)):
+            continue
+        left = timeout_s - elapsed() if part_s is None else min(part_s, timeout_s - elapsed())
+        if left <= 0:
+            return Verdict("unknown", f"z3 gave no answer about {what} within {timeout_s:g} s",
+                           elapsed())
+        question = z3.Not(x == y)
         solver = _solver(fast)
         solver.set("timeout", max(1, int(left * 1000)))
         solver.add(s0.ok, question)
