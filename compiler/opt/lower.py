@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from ...lang.program import Affine, Imm, Ref, Slice
 from ..incaq.ast import Assign, Binary, BoolOp, Compare, For, If, IfExpr, Index, Name, Num, While, nodes
-from ..incaq.checked import Checked, Seq, Sym
-from ..incaq.lower import Lowerer, _binary_parts, _Label
+from ..incaq.checked import Checked, Jump, Seq, Sym
+from ..incaq.lower import REL, Lowerer, _binary_parts, _Label
 from .ir import I64_MAX, I64_MIN, Span, const_int, is_plain, names_read, names_written, read_counts, substitute, \
     uses_outside_index
 
@@ -89,6 +89,13 @@ class OptLowerer(Lowerer):
             t, value = self.hoist(t), self.hoist(s.value)
             s = Assign(t, value, s.loc)
             base = t.id if isinstance(t, Name) else t.base
+            if isinstance(value, Compare) and value.left == t \
+                    and self.syms[base].dtype == self.promoted(value.left, value.right):
+                # d = d REL e in the type the compare is done in: one REL (compact.py's mask)
+                self.loc = s.loc
+                self.next = self.base + 1
+                self.emit(REL[value.op], self.operand(t), self.operand_of(value.right))
+                return
             if _simple_value(value) or base in names_read(value) or self.clobbers(value):
                 super().assign(s)
                 return
@@ -133,7 +140,12 @@ class OptLowerer(Lowerer):
     # ---- loops ---------------------------------------------------------------------------------
 
     def stmt(self, s) -> None:
-        if isinstance(s, If) and not s.orelse and _blez_test(s.cond, self.syms):
+        if isinstance(s, If) and not s.orelse and len(s.then) == 1 and isinstance(s.then[0], Jump) \
+                and _le_zero(s.cond):
+            self.loc = s.loc
+            self.emit("BLEZ", self.operand(s.cond.left), None,
+                      self.marks.setdefault(s.then[0].label, _Label(s.then[0].label)))
+        elif isinstance(s, If) and not s.orelse and _blez_test(s.cond, self.syms):
             self.rare(s)
         elif isinstance(s, For):
             self.for_loop(s)
@@ -306,6 +318,14 @@ def _blez_test(c, syms) -> bool:
     return isinstance(c, Compare) and c.op == "<=" and isinstance(c.left, Name) \
         and c.right == Num(0, False) and syms[c.left.id].dtype == "i64" \
         and syms[c.left.id].kind == "scalar"
+
+
+def _le_zero(c) -> bool:
+    """Whether c is ``x <= 0`` for a scalar or element x of either type: BLEZ's own test (an f64
+    -0.0 is <= 0, a NaN is not, as for the compare)."""
+    return isinstance(c, Compare) and c.op == "<=" and isinstance(c.left, (Name, Index)) \
+        and not any(isinstance(i, Span) for i in getattr(c.left, "indices", ())) \
+        and isinstance(c.right, Num) and c.right.value == 0
 
 
 def _simple_value(e) -> bool:

@@ -11,6 +11,7 @@ from typing import Callable
 
 from ..incaq.checked import Checked
 from .canon import canon
+from .compact import compact
 from .dce import dce
 from .fold import fold
 from .gather import gather
@@ -69,6 +70,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("strength", 1, lambda k, r, lv: strength(k, r)),
     ("propagate", 1, lambda k, r, lv: propagate(k, r)),
     ("licm", 1, lambda k, r, lv: licm(k, r)),
+    ("compact", 2, lambda k, r, lv: compact(k, r)),
     ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r)),
     ("gather", 2, lambda k, r, lv: gather(k, r)),
     ("interchange", 2, lambda k, r, lv: interchange(k, r)),

@@ -66,7 +66,14 @@ class Identity:
     used_by: str  # the pass that relies on it
 
 
+#: ``X REL K`` is ``K SWAPPED[REL] X``.
+SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
 IDENTITIES: tuple[Identity, ...] = (
+    *(Identity(f"cmp-swap{op}-{t}", t, (op, "x", "k"), (SWAPPED[op], "k", "x"), "compact")
+      for t in ("i64", "f64") for op in SWAPPED),
+    # the count of a compaction is kept as an offset d and added once: (n + d) + 1 = n + (d + 1)
+    Identity("add-assoc", "i64", ("+", ("+", "x", "a"), "b"), ("+", "x", ("+", "a", "b")), "compact"),
     # if c then x = x + 1 (or - 1) is x = x + c (ifconvert)
     Identity("if-inc", "i64", ("ite", "c", ("+", "x", 1), "x"), ("+", "x", ("bool", "c")), "ifconvert"),
     Identity("if-dec", "i64", ("ite", "c", ("-", "x", 1), "x"), ("-", "x", ("bool", "c")), "ifconvert"),
