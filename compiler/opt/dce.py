@@ -43,39 +43,48 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
     """Remove dead scalar assignments until none is left."""
     removed = 0
     body = k.body
+    # how often each name is read; a removed assignment's reads are taken off, so the next
+    # round needs no walk over the whole kernel (compact.py's chains are thousands of statements)
+    reads: dict[str, int] = {}
+    _count_reads(stmts(body), reads, 1)
     while True:
-        read: set[str] = set()
-        for s in stmts(body):
-            for x in own_exprs(s):
-                for n in nodes(x):
-                    if isinstance(n, Name):
-                        read.add(n.id)
-                    elif isinstance(n, Index):
-                        read.add(n.base)
+        unread = {n for n, sym in k.syms.items() if sym.role == "var" and not reads.get(n)}
+        if not unread:
+            break
 
         def dead(s) -> bool:
             if not isinstance(s, Assign):
                 return False
             t = s.target
             name = t.id if isinstance(t, Name) else t.base
-            sym = k.syms.get(name)
-            return sym is not None and sym.role == "var" and name not in read \
+            return name in unread \
                 and not _faults(s.value, k.syms) and (isinstance(t, Name) or not any(
                     _faults(ix, k.syms) for ix in t.indices) and _in_bounds(t, k.syms))
-        count = 0
+        gone: list = []
 
         def drop(s) -> tuple:
-            nonlocal count
             if dead(s):
-                count += 1
+                gone.append(s)
                 return ()
             return (s,)
         new = map_stmts(body, drop)
-        if not count:
+        if not gone:
             break
-        removed += count
+        removed += len(gone)
         body = new
+        _count_reads(gone, reads, -1)
     if removed:
         remarks.done(None, f"removed {removed} assignment{'s' if removed != 1 else ''} to "
                      "scalars nothing reads")
     return k.but(body)
+
+
+def _count_reads(statements, reads: dict[str, int], step: int) -> None:
+    """Add ``step`` to the count of every name each statement's own expressions read."""
+    for s in statements:
+        for x in own_exprs(s):
+            for n in nodes(x):
+                if isinstance(n, Name):
+                    reads[n.id] = reads.get(n.id, 0) + step
+                elif isinstance(n, Index):
+                    reads[n.base] = reads.get(n.base, 0) + step
