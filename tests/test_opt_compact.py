@@ -2,10 +2,12 @@
 
 Exact against -O0 on every input (NaN, -0.0, infinities, every compare, both types, a count that
 starts anywhere, stores that fault), no slower than -O0, and proven by ``--verify`` through the
-skeleton check (skeleton.py), which the full question could not do within minutes."""
+skeleton check (skeleton.py), which the full question could not do within minutes.
+``INCA_OPT_FUZZ_EXAMPLES=5000`` makes the random appends a long run, as for test_opt_fuzz.py."""
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 from hypothesis import given, settings
@@ -83,7 +85,7 @@ floats = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(SPECIA
 ints = st.integers(-3, 3) | st.integers(-2**63, 2**63 - 1)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=int(os.environ.get("INCA_OPT_FUZZ_EXAMPLES", "60")), deadline=None)
 @given(st.data(), st.sampled_from(("f64", "i64")), st.sampled_from(OPS), st.booleans(),
        st.integers(2, 13), st.integers(0, 2), st.integers(-2, 4))
 def test_random_appends_are_exact(data, t, op, flip, size, lo, start):
