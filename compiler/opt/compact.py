@@ -3,18 +3,20 @@
 ``for i in lo .. hi do { P; if c then { B[n] = v; n = n + 1 } }`` (the filter kernel: P assigns
 private scalars) has one store and one count per kept element at best when if-converted (the
 store is then also paid for every rejected element). Here the condition is computed for every
-element at once, as a vector M (one vector compare, see below), and the loop is unrolled in
-windows of W elements whose code is replicated per *offset* d, the number of elements kept so far
-in the window: the block for element k at offset d is
+element at once, as a vector M (one vector compare, see below), P runs as a loop of its own, and
+the loop is unrolled with its code replicated per *offset* d, the number of elements kept since
+n was last moved, modulo D = 4: the block for element k at offset d is
 
-    P(k); if M[k] <= 0 then goto (k + 1, d)      -- one BLEZ
-    B[n + d] = v(k)                              -- then falls through to (k + 1, d + 1)
+    if M[k] <= 0 then goto (k + 1, d)            -- one BLEZ
+    B[n + d] = v(k)                              -- then on to (k + 1, d + 1)
 
-and at the end of the window the offset is added to n once (``n = n + d``). A rejected element
-costs one BLEZ, a kept one a BLEZ and its store; no instruction counts, and no rejected value is
-ever stored (so nothing is left to put back after the loop). The blocks are laid out along the
-diagonals (k - d constant), so every fall-through is the next block, every jump goes forward, and
-a window of W elements is W(W+1)/2 blocks: W is the largest of 16, 8, 4 whose code fits a budget.
+A rejected element costs one BLEZ, a kept one a BLEZ and its store; n moves once per D kept
+elements, and no rejected value is ever stored (so nothing is left to put back after the loop).
+The blocks are laid out as D chains, chain j holding (k, (j + k) mod D) for every k, so a kept
+element falls through to the next block of its chain (with ``n = n + D`` before it where d wraps
+to 0) and a rejected one jumps to another chain; every path goes from element k to k + 1, so the
+code has no loop. Each chain ends in ``n = n + e`` for its final offset e, then the code after.
+The code is about 2D + 1 statements per element, within a budget.
 
 The condition vector: ``X REL K`` with a constant K becomes ``M = M REL' X`` over a vector M
 whose initial value is K (``K REL' X`` is ``X REL K``: rule ``cmp-swap``), so it costs one vector
