@@ -16,7 +16,8 @@ The blocks are laid out as D chains, chain j holding (k, (j + k) mod D) for ever
 element falls through to the next block of its chain (with ``n = n + D`` before it where d wraps
 to 0) and a rejected one jumps to another chain; every path goes from element k to k + 1, so the
 code has no loop. Each chain ends in ``n = n + e`` for its final offset e, then the code after.
-The code is about 2D + 1 statements per element, within a budget.
+The code is about 3D statements per element (a label, a test and a store per block), within a
+budget.
 
 The condition vector: ``X REL K`` with a constant K becomes ``M = M REL' X`` over a vector M
 whose initial value is K (``K REL' X`` is ``X REL K``: rule ``cmp-swap``), so it costs one vector
