@@ -378,7 +378,7 @@ class Checker(ModuleLoader, Inliner, Flow, Expressions):
                             if d.loc else (False, "", 0, 0))
             raise DiagnosticError(self.diags)
         syms = tuple(s for s in self.symbols.values() if s.kind != "param")
-        return Checked(syms, tuple(body), tuple(self.params.items()))
+        return Checked(syms, tuple(body), tuple(self.params.items()), bool(self.calls))
 
 
 def _same(checked: list, body: tuple) -> bool:
