@@ -54,10 +54,11 @@ class Tuple:
     __slots__ = ("k", "op", "loc", "_trigger", "_entry")
     __match_args__ = ("k", "op", "trigger", "entry", "loc")
 
-    # While ``_trigger`` holds a plain tuple, (instruction, element type of its destination),
-    # the parts are still to be made from it (encode makes such tuples). Making them stores the
-    # entry before the trigger, and a reader tests only ``_trigger``, so two threads reading one
-    # tuple at once at worst both make equal parts.
+    # While ``_trigger`` holds an Instr the parts are still to be made from it, and ``_entry``
+    # holds the element type of its destination (encode makes such tuples). Making them stores
+    # the entry before the trigger, a reader tests only ``_trigger``, and the element type is read
+    # back from an entry already stored, so two threads reading one tuple at once at worst both
+    # make equal parts.
 
     def __init__(self, k: int, op: str, trigger: Trigger, entry: Entry | None,
                  loc: Loc | None = None) -> None:
@@ -70,19 +71,21 @@ class Tuple:
     @property
     def trigger(self) -> Trigger:
         """TO_k."""
-        if type(self._trigger) is tuple:
+        if type(self._trigger) is Instr:
             self._make_parts()
         return self._trigger
 
     @property
     def entry(self) -> Entry | None:
         """ME_k (None for END)."""
-        if type(self._trigger) is tuple:
+        if type(self._trigger) is Instr:
             self._make_parts()
         return self._entry
 
     def _make_parts(self) -> None:
-        (ins, dtype), k = self._trigger, self.k
+        ins, dtype, k = self._trigger, self._entry, self.k
+        if type(dtype) is Entry:  # (another thread's, made from the same instruction)
+            dtype = dtype.dtype
         signals, sends_src, jumps, atomic, update = _PARTS[ins.op]
         if signals:
             trigger, entry = Trigger(PC, k, None, None), None
@@ -96,11 +99,9 @@ class Tuple:
     def instr(self) -> Instr:
         """The instruction this tuple encodes."""
         dest, src, target = operands(self)
-        pending = self._trigger
-        if type(pending) is tuple:
-            ins = pending[0]
-            if ins.dest is dest and ins.src is src and ins.target is target:
-                return ins  # (encode's instruction, at the tuple's location)
+        ins = self._trigger
+        if type(ins) is Instr and ins.dest is dest and ins.src is src and ins.target is target:
+            return ins  # (encode's instruction, at the tuple's location)
         return Instr(self.op, dest, src, target, self.loc)
 
     def _key(self) -> tuple:
@@ -161,8 +162,8 @@ def operands(t: Tuple) -> tuple[Ref | None, Operand | None, int | None]:
     """The destination, source and target of the instruction tuple ``t`` encodes (its
     :meth:`Tuple.instr` without making the instruction, nor its trigger and entry)."""
     form, trigger = _FORMS[t.op], t._trigger
-    if type(trigger) is tuple:  # the parts not made yet: what they would hold
-        ins = trigger[0]
+    if type(trigger) is Instr:  # the parts not made yet: what they would hold
+        ins = trigger
         dest, payload = ins.dest, (ins.src if form is _MOVE or form is _BINARY else ins.target)
     else:
         entry = t._entry
@@ -192,8 +193,8 @@ def encode(prog: Program) -> TupleProgram:
             set_k(t, k)
             set_op(t, op)
             set_loc(t, ins.loc)
-            set_trigger(t, (ins, None if dest is None else dtypes[dest.name]))
-            set_entry(t, None)
+            set_trigger(t, ins)
+            set_entry(t, None if dest is None else dtypes[dest.name])
             append(t)
         return TupleProgram(prog.decls, tuple(tuples), prog.name)
 
