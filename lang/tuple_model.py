@@ -4,7 +4,7 @@ them, :mod:`.tuples_load` reads them back.
 """
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import FrozenInstanceError
 from typing import Callable
 
 from .diagnostics import Loc
@@ -40,20 +40,109 @@ class Entry:
     target: int | None = None
 
 
-@frozen
 class Tuple:
-    """One instruction as a tuple."""
+    """One instruction as a tuple: ``Tuple(k, op, trigger, entry, loc)``, ``entry`` None for END,
+    which only signals the host.
 
-    k: int
-    op: str
-    trigger: Trigger
-    entry: Entry | None  # None for END, which only signals the host
-    loc: Loc | None = field(default=None, compare=False)
+    It behaves as a frozen dataclass of those fields would (``==`` and ``hash`` without ``loc``,
+    ``repr``, class patterns, pickling; assigning a field raises ``FrozenInstanceError``), but a
+    tuple :func:`encode` makes holds its instruction and its destination's element type instead
+    of a trigger and an entry, and makes the two (once) when one is first read: they follow from
+    the instruction (MODEL.md 1), and making them for every tuple was two thirds of encoding, for
+    a trigger and an entry that writing the JSON never reads."""
+
+    __slots__ = ("k", "op", "loc", "_trigger", "_entry")
+    __match_args__ = ("k", "op", "trigger", "entry", "loc")
+
+    # While ``_trigger`` holds an Instr the parts are still to be made from it, and ``_entry``
+    # holds the element type of its destination (encode makes such tuples). Making them stores
+    # the entry before the trigger, a reader tests only ``_trigger``, and the element type is read
+    # back from an entry already stored, so two threads reading one tuple at once at worst both
+    # make equal parts.
+
+    def __init__(self, k: int, op: str, trigger: Trigger, entry: Entry | None,
+                 loc: Loc | None = None) -> None:
+        _set_k(self, k)
+        _set_op(self, op)
+        _set_loc(self, loc)
+        _set_trigger(self, trigger)
+        _set_entry(self, entry)
+
+    @property
+    def trigger(self) -> Trigger:
+        """TO_k."""
+        if type(self._trigger) is Instr:
+            self._make_parts()
+        return self._trigger
+
+    @property
+    def entry(self) -> Entry | None:
+        """ME_k (None for END)."""
+        if type(self._trigger) is Instr:
+            self._make_parts()
+        return self._entry
+
+    def _make_parts(self) -> None:
+        ins, dtype, k = self._trigger, self._entry, self.k
+        if type(dtype) is Entry:  # (another thread's, made from the same instruction)
+            dtype = dtype.dtype
+        signals, sends_src, jumps, atomic, update = _PARTS[ins.op]
+        if signals:
+            trigger, entry = Trigger(PC, k, None, None), None
+        else:
+            target = ins.target if jumps else None
+            trigger = Trigger(PC, k, k, ins.src if sends_src else target)
+            entry = Entry(k, ins.dest, dtype, atomic, update, target)
+        _set_entry(self, entry)  # the entry first: a reader of the pair tests _trigger's type
+        _set_trigger(self, trigger)
 
     def instr(self) -> Instr:
         """The instruction this tuple encodes."""
         dest, src, target = operands(self)
+        ins = self._trigger
+        if type(ins) is Instr and ins.dest is dest and ins.src is src and ins.target is target:
+            return ins  # (encode's instruction, at the tuple's location)
         return Instr(self.op, dest, src, target, self.loc)
+
+    def _key(self) -> tuple:
+        return (self.k, self.op, self.trigger, self.entry)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Tuple(k={self.k!r}, op={self.op!r}, trigger={self.trigger!r}, "
+                f"entry={self.entry!r}, loc={self.loc!r})")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self):
+        return _restore, (self.k, self.op, self.loc, self._trigger, self._entry)
+
+
+_set_k, _set_op, _set_loc, _set_trigger, _set_entry = (
+    Tuple.__dict__[n].__set__ for n in Tuple.__slots__)
+_new = object.__new__
+
+
+def _restore(k: int, op: str, loc: Loc | None, trigger, entry) -> Tuple:
+    """A tuple with its slots as they were (for pickling)."""
+    t = _new(Tuple)
+    _set_k(t, k)
+    _set_op(t, op)
+    _set_loc(t, loc)
+    _set_trigger(t, trigger)
+    _set_entry(t, entry)
+    return t
 
 
 @frozen
@@ -71,33 +160,42 @@ class TupleProgram:
 
 def operands(t: Tuple) -> tuple[Ref | None, Operand | None, int | None]:
     """The destination, source and target of the instruction tuple ``t`` encodes (its
-    :meth:`Tuple.instr` without making the instruction)."""
-    form = _FORMS[t.op]
+    :meth:`Tuple.instr` without making the instruction, nor its trigger and entry)."""
+    form, trigger = _FORMS[t.op], t._trigger
+    if type(trigger) is Instr:  # the parts not made yet: what they would hold
+        ins = trigger
+        dest, payload = ins.dest, (ins.src if form is _MOVE or form is _BINARY else ins.target)
+    else:
+        entry = t._entry
+        dest, payload = (None if entry is None else entry.dest), trigger.payload
     if form is _MOVE or form is _BINARY:
-        return t.entry.dest, t.trigger.payload, None
+        return dest, payload, None
     if form is _BRANCH:
-        return t.entry.dest, None, t.trigger.payload
+        return dest, None, payload
     if form is _JUMP:
-        return None, None, t.trigger.payload
+        return None, None, payload
     return None, None, None
 
 
 def encode(prog: Program) -> TupleProgram:
-    """Encode each instruction k as tuple k (MODEL.md 1)."""
+    """Encode each instruction k as tuple k (MODEL.md 1): the tuple holds the instruction and the
+    element type of its destination, from which it makes its trigger and entry when read."""
     with collector_paused():  # many small objects, no cycles
         dtypes = {d.name: d.dtype for d in prog.decls}
         tuples = []
-        append, tuple_, trigger, entry, parts = tuples.append, Tuple, Trigger, Entry, _PARTS
+        append, new, parts = tuples.append, _new, _PARTS
+        set_k, set_op, set_loc, set_trigger, set_entry = (
+            _set_k, _set_op, _set_loc, _set_trigger, _set_entry)
         for k, ins in enumerate(prog.instrs, 1):
             op, dest = ins.op, ins.dest
-            signals, sends_src, jumps, atomic, update = parts[op]
-            if signals:
-                append(tuple_(k, op, trigger(PC, k, None, None), None, ins.loc))
-                continue
-            target = ins.target if jumps else None
-            append(tuple_(k, op, trigger(PC, k, k, ins.src if sends_src else target),
-                          entry(k, dest, None if dest is None else dtypes[dest.name], atomic, update,
-                                target), ins.loc))
+            parts[op]  # an opcode the model does not know fails here, as it did when encoded
+            t = new(Tuple)
+            set_k(t, k)
+            set_op(t, op)
+            set_loc(t, ins.loc)
+            set_trigger(t, ins)
+            set_entry(t, None if dest is None else dtypes[dest.name])
+            append(t)
         return TupleProgram(prog.decls, tuple(tuples), prog.name)
 
 

@@ -1,7 +1,8 @@
 """What keeps compiling a large kernel quick (bench/bench_compile.py measures the speed): the
 checker hands on the parser's nodes rather than equal copies, the lowering makes one operand per
 scalar and statement and lowers a long sum in linear work, and encoding pauses the collector
-(pauses nest, also across threads) without changing its state."""
+(pauses nest, also across threads) without changing its state, and entering a pause sets off no
+collection."""
 from __future__ import annotations
 
 import gc
@@ -153,5 +154,21 @@ def test_nested_and_concurrent_pauses_resume_the_collector_once_all_end():
         with collector_paused():
             pass
         assert not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_entering_a_pause_sets_off_no_collection():
+    from inca.lang.gcpause import collector_paused
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        made = [[] for _ in range(3 * gc.get_threshold()[0])]  # tracked: past the first threshold
+        before = gc.get_count()[0]
+        gc.enable()
+        with collector_paused():
+            inside = gc.get_count()[0]  # a collection as the pause began would have reset it
+        assert len(made) and before > gc.get_threshold()[0] and inside >= before
     finally:
         (gc.enable if was else gc.disable)()

@@ -65,3 +65,37 @@ def test_a_field_the_init_would_not_just_store_is_refused():
         @frozen
         class _Made:
             items: list = dataclasses.field(default_factory=list)
+
+
+def test_an_encoded_tuple_is_the_tuple_built_from_its_parts():
+    from inca.lang.isa import Update
+    from inca.lang.program import Decl, Program
+    from inca.lang.tuple_model import Entry, Trigger, operands
+
+    loc = Loc("k.incaq", 2, 1, 8)
+    x = Ref("x", (Affine(1, (("i", 2),)),), loc)
+    instrs = (Instr("ADD", x, Imm(2, "i64"), None, loc), Instr("BLEZ", x, None, 1, loc),
+              Instr("JMP", None, None, 1, loc), Instr("END"))
+    encoded = encode(Program((Decl("x", "var", "i64", (4,)),), instrs)).tuples
+    built = (Tuple(1, "ADD", Trigger("pc", 1, 1, Imm(2, "i64")),
+                   Entry(1, x, "i64", "SUM", Update.INC), loc),
+             Tuple(2, "BLEZ", Trigger("pc", 2, 2, 1), Entry(2, x, "i64", "CT_BLEZ", Update.BLEZ, 1), loc),
+             Tuple(3, "JMP", Trigger("pc", 3, 3, 1), Entry(3, None, None, "CT_SET", Update.SET, 1), loc),
+             Tuple(4, "END", Trigger("pc", 4, None, None), None))
+    for ins, t, b in zip(instrs, encoded, built):
+        assert t.instr() is ins and operands(t) == operands(b) and t.instr() == b.instr()
+        fresh = pickle.loads(pickle.dumps(t))  # (before its parts are made)
+        assert fresh == t and fresh.loc == t.loc and repr(fresh) == repr(b)
+        assert t == b and hash(t) == hash(b) and (t.trigger, t.entry) == (b.trigger, b.entry)
+        assert t.trigger is t.trigger and t.entry is t.entry  # made once
+        assert t.instr() == ins and (t.k, t.op, t.loc) == (b.k, b.op, b.loc)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            t.entry = None
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            del t.k
+        match t:
+            case Tuple(k, op, trigger=Trigger(threshold=th)):
+                assert (k, op, th) == (b.k, b.op, b.k)
+            case _:
+                pytest.fail("the tuple did not match its class pattern")
+    assert encoded[0] != encoded[1] and encoded[0] != built[1]

@@ -79,6 +79,9 @@ class Checked:
     symbols: tuple[Sym, ...]
     body: tuple
     params: tuple[tuple[str, int], ...] = ()
+    # Whether a function was inlined: only then can the body hold a Seq (an inlined call's
+    # statements inside an expression), which the lowering must look for in every expression.
+    inlined: bool = field(default=True, compare=False)
 
 
 def type_of(e, syms: dict[str, Sym]) -> str:

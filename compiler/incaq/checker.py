@@ -52,7 +52,10 @@ class Checker(ModuleLoader, Inliner, Flow, Expressions):
         self.broken_modules = False  # a module was missing or did not parse
         self.poisoned: set[str] = set()  # params whose value could not be computed
         self.depth = 0  # blocks entered, inlined function bodies included
-        self.kernel_names: frozenset[str] = frozenset()  # what the kernel's scope may declare
+        # What the kernel's scope may declare (its items'), worked out when a function's local is
+        # first named: a kernel without functions needs no walk over its statements for it.
+        self.kernel_items: tuple = ()
+        self.kernel_names: frozenset[str] | None = None
 
     # ---- diagnostics ---------------------------------------------------------------------
 
@@ -70,6 +73,8 @@ class Checker(ModuleLoader, Inliner, Flow, Expressions):
 
     def fresh(self, base: str) -> str:
         """A final name not yet used, and not one the kernel's own scope may declare."""
+        if self.kernel_names is None:
+            self.kernel_names = frozenset(_declared_names(self.kernel_items))
         name = base
         while name in self.symbols or name in self.kernel_names:
             name += "_"
@@ -82,7 +87,8 @@ class Checker(ModuleLoader, Inliner, Flow, Expressions):
         function locals, whose names are made from ``sym.name``, are renamed apart.
         """
         if sym.kind != "param":
-            sym = replace(sym, name=self.fresh(scope.prefix + sym.name) if scope.prefix else sym.name)
+            if scope.prefix:  # (a kernel's own name is kept: no copy of its symbol to make)
+                sym = replace(sym, name=self.fresh(scope.prefix + sym.name))
             self.symbols[sym.name] = sym
         scope.names[source_name] = sym
         return sym
@@ -348,7 +354,7 @@ class Checker(ModuleLoader, Inliner, Flow, Expressions):
         """Check a kernel file; raises DiagnosticError listing every error."""
         self.load_uses(module, path)
         self.find_recursion()
-        self.kernel_names = frozenset(_declared_names(module.items))
+        self.kernel_items, self.kernel_names = module.items, None
         top = Scope(None)
         body: list = []
         for item in module.items:
@@ -372,7 +378,7 @@ class Checker(ModuleLoader, Inliner, Flow, Expressions):
                             if d.loc else (False, "", 0, 0))
             raise DiagnosticError(self.diags)
         syms = tuple(s for s in self.symbols.values() if s.kind != "param")
-        return Checked(syms, tuple(body), tuple(self.params.items()))
+        return Checked(syms, tuple(body), tuple(self.params.items()), bool(self.calls))
 
 
 def _same(checked: list, body: tuple) -> bool:

@@ -120,7 +120,8 @@ class _Parser:
             except NumberError:
                 raise BailOut from None
             self.numbers[text] = value
-        return ast.Num(value, is_float, self.token(i))
+        col = self.cols[i]  # self.token(i), inline
+        return ast.Num(value, is_float, Loc(self.name, self.lines[i], col, col + len(text)))
 
     # -- declarations --
 
@@ -349,7 +350,8 @@ class _Parser:
             raise BailOut
         if after == "EQUAL":  # ?target: NAME -> name
             self.i = i + 2
-            target, th = ast.Name(self.values[i], self.token(i)), 1
+            name, col = self.values[i], self.cols[i]  # self.token(i), inline
+            target, th = ast.Name(name, Loc(self.name, self.lines[i], col, col + len(name))), 1
         elif after == "LSQB":  # ?target: NAME ("[" expr "]")+ -> index
             target, _, _, th, _ = self.index(i)
             self.expect("EQUAL")
@@ -384,7 +386,9 @@ class _Parser:
 
     def expr(self) -> _Parsed:
         """?expr: or_test | "if" expr "then" expr "else" expr -> if_expr"""
-        self.enter()
+        self.nest += 1  # self.enter(), inline
+        if self.nest > self.max_nesting:
+            raise BailOut
         if self.kinds[self.i] == "IF":
             first = self.i
             self.i += 1
@@ -422,7 +426,9 @@ class _Parser:
             right = self.infix(power + 1)
             lnode, first, _, lh, links = left
             rnode, _, last, rh, _ = right
-            loc = self.span(first, last)
+            line = self.lines[first]  # self.span(first, last), inline
+            loc = Loc(self.name, line, self.cols[first], self.cols[last] + len(self.values[last])
+                      if self.lines[last] == line else None)
             if power >= _BINARY:
                 node = ast.Binary(self.values[op], lnode, rnode, loc)
                 chained = type(lnode) is ast.Binary

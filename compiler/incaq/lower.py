@@ -78,6 +78,7 @@ class Lowerer(FlowLowering):
         self.refs_loc: Loc | None = None
         self.types: dict[int, tuple[Binary, str]] = {}  # see expr_type
         self.temp_names: set[str] = set()
+        self.seqs = checked.inlined  # whether expressions may hold inlined calls (see hoist)
 
     # ---- emission ------------------------------------------------------------------------
 
@@ -292,7 +293,8 @@ class Lowerer(FlowLowering):
             self.eval_into(c.left, r)
             self.emit(REL[op], r, self.operand_of(c.right))
             return r
-        c = self.hoist(c)
+        if self.seqs:
+            c = self.hoist(c)
         self.loc = c.loc
         self.next = self.base + 1
         r0 = self.temp(self.base, self.promoted(c.left, c.right))
@@ -380,7 +382,9 @@ class Lowerer(FlowLowering):
 
     def assign(self, s: Assign) -> None:
         """The three assignment rules of INCA-Q.md."""
-        target, value = self.hoist(s.target), self.hoist(s.value)
+        target, value = s.target, s.value
+        if self.seqs:
+            target, value = self.hoist(target), self.hoist(value)
         self.loc = s.loc
         self.next = self.base + 1
         dest = self.operand(target)
