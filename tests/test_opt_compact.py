@@ -30,11 +30,16 @@ OPS = ("<", "<=", ">", ">=", "==", "!=")
 
 
 def append(t: str = "f64", op: str = ">", k: str = "0.5", size: int = 8, lo: int = 0,
-           count: str = "output n: i64", flip: bool = False) -> str:
+           count: str = "output n: i64", flip: bool = False, value: str = "x",
+           prefix: bool = False) -> str:
+    """The filter's loop; ``prefix`` adds a statement before the if whose last value is an
+    output (so it stays, as a loop of its own)."""
     cond = f"{k} {op} x" if flip else f"x {op} {k}"
+    first = "    y = x + x\n" if prefix else ""
     return (f"input A: {t}[{size}]\n{count}\noutput B: {t}[{size}]\n"
-            f"for i in {lo} .. {size} do {{\n    x = A[i]\n    if {cond} then {{\n"
-            f"        B[n] = x\n        n = n + 1\n    }}\n}}\n")
+            + (f"output y: {t}\n" if prefix else "")
+            + f"for i in {lo} .. {size} do {{\n    x = A[i]\n{first}    if {cond} then {{\n"
+            f"        B[n] = {value}\n        n = n + 1\n    }}\n}}\n")
 
 
 def compiled(text: str, level: Level | None):
@@ -94,7 +99,8 @@ def test_random_appends_are_exact(data, t, op, flip, size, lo, start):
     # n starts at `start`: below 0 or near the end the -O0 program's stores fault, and the
     # compacted program must fault at the same store with the same message
     count = f"var n: i64 = {start}\noutput m: i64" if start else "output n: i64"
-    text = append(t, op, k, size, lo, count)
+    value = data.draw(st.sampled_from(("x", "x + x", "A[i] * A[0]", "x - i")))
+    text = append(t, op, k, size, lo, count, value=value, prefix=data.draw(st.booleans()))
     if start:
         text += "m = n\n"
     assert_exact(text, {"A": a})
