@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
@@ -353,11 +354,22 @@ def _start_method():
     other threads (a Dask client, a test runner's worker) does not fork, which could copy a lock
     another thread holds and hang the child (Python 3.12+ warns about it); it spawns instead."""
     import multiprocessing
-    import threading
 
-    if threading.active_count() > 1 and multiprocessing.get_start_method() == "fork":
+    if _threads() > 1 and multiprocessing.get_start_method() == "fork":
         return multiprocessing.get_context("spawn")
     return None
+
+
+def _threads() -> int:
+    """The process's threads: every OS thread where the system lists them, as Python's own fork
+    warning counts them (threads started outside ``threading``, by pytest-xdist's execnet or a
+    native library, are invisible to ``threading.active_count()``)."""
+    import threading
+
+    try:
+        return max(len(os.listdir("/proc/self/task")), threading.active_count())
+    except OSError:
+        return threading.active_count()
 
 
 class Progress:

@@ -8,6 +8,7 @@ import contextlib
 import csv
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -204,3 +205,31 @@ def test_default_engine_is_inca_runs():
     run = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices["run"]._actions
                if "--engine" in a.option_strings)
     assert report.RUN_ENGINE == run.default
+
+
+def test_a_process_with_a_thread_threading_does_not_see_spawns_its_pool():
+    # regression: pytest-xdist's execnet starts its threads without `threading`, so the pool
+    # forked a threaded process (Python 3.12 warns: the child may copy a lock another thread holds)
+    import _thread
+    import multiprocessing
+    import threading
+
+    from inca.interpreter.study import _start_method
+
+    if multiprocessing.get_start_method() != "fork" or not os.path.isdir("/proc/self/task"):
+        pytest.skip("forking is not the default here, or the OS does not list threads")
+    hold, started = _thread.allocate_lock(), _thread.allocate_lock()
+    hold.acquire()
+    started.acquire()
+
+    def wait() -> None:
+        started.release()
+        hold.acquire()
+    before = threading.active_count()
+    _thread.start_new_thread(wait, ())
+    started.acquire()
+    try:
+        assert threading.active_count() == before
+        assert _start_method().get_start_method() == "spawn"
+    finally:
+        hold.release()
