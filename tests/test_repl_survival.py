@@ -17,7 +17,7 @@ from inca.interpreter.profiles import load_profile
 from inca.interpreter.session import Session
 
 ROOT = Path(__file__).resolve().parents[1]
-DOT = "examples/kernels/dot-product.incaq"
+DOT = str(ROOT / "examples" / "kernels" / "dot-product.incaq")  # wherever pytest starts
 KERNEL = """\
 input  A: i64[3]
 output s: i64
@@ -196,7 +196,7 @@ def test_load_of_data_beyond_the_model_allocates_nothing(s):
 def test_scripted_session_survives_hostile_inputs(tmp_path):
     (tmp_path / "bad.incaq").write_bytes(b"\xff\xfe")
     lines = ["x = 3", ":load missing.incaq", ":load bad.incaq", ":set m=1e400",
-             f":load {ROOT / DOT} PAYLOAD=8000000000000", "x + 1"]
+             f":load {DOT} PAYLOAD=8000000000000", "x + 1"]
     env = dict(os.environ, INCA_HISTORY="")
     proc = subprocess.run([sys.executable, "-m", "inca.interpreter.cli", "repl"],
                           input="\n".join(lines) + "\n", capture_output=True, text=True,
