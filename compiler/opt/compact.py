@@ -37,7 +37,7 @@ from dataclasses import replace
 from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num, nodes
 from ..incaq.checked import Jump, Mark, Sym, type_of
 from .ir import Kernel, const_int, is_plain, names_read, names_written, own_exprs, stmts, \
-    substitute
+    substitute, write_counts
 from .remarks import Remarks
 from .rules import SWAPPED, identity
 
@@ -73,7 +73,7 @@ def _parts(s: For, k: Kernel):
     bsym, nsym = k.syms[b], k.syms[n]
     if bsym.kind != "array" or len(bsym.shape) != 1 or nsym.kind != "scalar" or nsym.dtype != "i64":
         raise Refused(f"{b}[{n}] is not a store into a one-dimensional array at an i64 count")
-    if not isinstance(c, Compare) or "Compare" in {type(y).__name__ for y in nodes((c.left, c.right))}:
+    if not isinstance(c, Compare) or any(isinstance(y, Compare) for y in nodes((c.left, c.right))):
         raise Refused("its condition is not one comparison")
     written = names_written(s.body) - {s.var}
     if (names_read(c) | names_read(v)) & (written | {b, n}):
@@ -82,19 +82,12 @@ def _parts(s: For, k: Kernel):
         if not (isinstance(p, Assign) and isinstance(p.target, Name)) or p.target.id in (b, n) \
                 or {b, n} & names_read(p.value):
             raise Refused("its body does more than assign scalars before the append")
-    body_writes = [t for y in stmts(s.body) for t in _targets(y)]
-    if body_writes.count(b) != 1 or body_writes.count(n) != 1:
+    writes = write_counts(s.body)
+    if writes.get(b) != 1 or writes.get(n) != 1:
         raise Refused(f"the loop writes {b} or {n} elsewhere")
     if b in names_read(tuple(e for y in stmts(s.body) for e in own_exprs(y))):
         raise Refused(f"the loop reads {b}")
     return prefix, c, b, n, v
-
-
-def _targets(s) -> tuple:
-    match s:
-        case Assign(target=Name(id=t)) | Assign(target=Index(base=t)) | For(var=t):
-            return (t,)
-    return ()
 
 
 class Compactor:

@@ -25,7 +25,7 @@ from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, 
                          nodes)
 from ..incaq.checked import Seq, type_of
 from . import show
-from .ir import Kernel, affine, const_int, map_stmts, names_read, own_exprs, stmts
+from .ir import Kernel, affine, const_int, map_stmts, names_read, own_exprs, stmts, write_counts
 from .remarks import Remarks
 from .rules import identity
 
@@ -33,11 +33,7 @@ from .rules import identity
 class Converter:
     def __init__(self, k: Kernel, remarks: Remarks):
         self.k, self.remarks = k, remarks
-        self.writes: dict[str, int] = {}  # how many statements write each name
-        for s in stmts(k.body):
-            match s:
-                case Assign(target=Name(id=name)) | Assign(target=Index(base=name)) | For(var=name):
-                    self.writes[name] = self.writes.get(name, 0) + 1
+        self.writes = write_counts(k.body)  # how many statements write each name
 
     def loop(self, s: For) -> tuple | None:
         lo, hi = const_int(s.lo), const_int(s.hi)

@@ -220,13 +220,26 @@ def read_counts(body) -> dict[str, int]:
     return out
 
 
+def written_name(s) -> str | None:
+    """The name one statement assigns (a for loop its variable), or None."""
+    match s:
+        case Assign(target=Name(id=n)) | Assign(target=Index(base=n)) | For(var=n):
+            return n
+    return None
+
+
 def names_written(body: tuple) -> set[str]:
     """Names assigned anywhere in a statement list (for loop variables included)."""
-    out: set[str] = set()
+    return {n for s in stmts(body) if (n := written_name(s)) is not None}
+
+
+def write_counts(body: tuple) -> dict[str, int]:
+    """How many statements of a statement list (nested ones included) assign each name."""
+    out: dict[str, int] = {}
     for s in stmts(body):
-        match s:
-            case Assign(target=Name(id=n)) | Assign(target=Index(base=n)) | For(var=n):
-                out.add(n)
+        n = written_name(s)
+        if n is not None:
+            out[n] = out.get(n, 0) + 1
     return out
 
 

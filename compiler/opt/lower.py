@@ -315,8 +315,7 @@ class OptLowerer(Lowerer):
 
 def _blez_test(c, syms) -> bool:
     """Whether c is ``x <= 0`` for an i64 scalar x (one BLEZ tests it)."""
-    return isinstance(c, Compare) and c.op == "<=" and isinstance(c.left, Name) \
-        and c.right == Num(0, False) and syms[c.left.id].dtype == "i64" \
+    return _le_zero(c) and isinstance(c.left, Name) and syms[c.left.id].dtype == "i64" \
         and syms[c.left.id].kind == "scalar"
 
 
