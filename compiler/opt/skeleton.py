@@ -78,6 +78,21 @@ class Skeleton:
             todo.pop()
         return memo[False, t.get_id()]
 
+    def proves_equal(self, ok: z3.BoolRef, x: z3.ExprRef, y: z3.ExprRef, timeout_ms: int) -> bool:
+        """Whether the skeletons show that x and y are equal wherever ``ok`` holds (False: not
+        shown, which proves nothing)."""
+        a, b = self.of(x), self.of(y)
+        if a.eq(b):
+            return True
+        if a.sort() != b.sort():
+            return False
+        # a solver per question: one used incrementally (push, pop) skips the preprocessing that
+        # makes these questions fast (1.9 s against 0.03 s for filter's B[0] at 16 elements)
+        solver = z3.Solver()
+        solver.set("timeout", max(1, timeout_ms))
+        solver.add(self.of(ok), a != b)
+        return solver.check() == z3.unsat
+
     def leaf(self, u: z3.ExprRef) -> z3.ExprRef:
         return z3.BitVecVal(self.leaves.setdefault(u.get_id(), len(self.leaves)), self.width)
 
@@ -112,25 +127,3 @@ class Skeleton:
                 data[key] = z3.is_const(u) and u.decl().kind() == z3.Z3_OP_UNINTERPRETED
             else:
                 data[key] = any(data[c.get_id()] for c in kids)
-
-
-def proves_equal(ok: z3.BoolRef, pairs: list[tuple[z3.ExprRef, z3.ExprRef]],
-                 timeout_ms: int) -> bool:
-    """Whether the skeletons show that each pair's terms are equal wherever ``ok`` holds (False:
-    not shown, which proves nothing)."""
-    sk = Skeleton()
-    assumed = sk.of(ok)
-    for x, y in pairs:
-        a, b = sk.of(x), sk.of(y)
-        if a.eq(b):
-            continue
-        if a.sort() != b.sort():
-            return False
-        # a solver per question: one used incrementally (push, pop) skips the preprocessing that
-        # makes these questions fast (1.9 s against 0.03 s for filter's B[0] at 16 elements)
-        solver = z3.Solver()
-        solver.set("timeout", max(1, timeout_ms))
-        solver.add(assumed, a != b)
-        if solver.check() != z3.unsat:
-            return False
-    return True

@@ -77,7 +77,7 @@ def _verify(source: Program, optimised: Program, fast: bool, timeout_s: float, b
             start: float, part_s: float | None) -> Verdict:
     import z3
 
-    from .skeleton import proves_equal
+    from .skeleton import Skeleton
     from .symexec import Machine, OutOfBudget, Unsupported
 
     def elapsed() -> float:
@@ -104,20 +104,20 @@ def _verify(source: Program, optimised: Program, fast: bool, timeout_s: float, b
                 x, y = z3.simplify(x), z3.simplify(y)
                 if not x.eq(y):
                     questions.append((f"{d.name}[{j}]" if d.shape else d.name, x, y))
+    def left() -> float:
+        return timeout_s - elapsed() if part_s is None else min(part_s, timeout_s - elapsed())
+    skeleton = Skeleton()  # one numbering of leaves and atoms for every question
     for what, x, y in questions:
-        left = timeout_s - elapsed() if part_s is None else min(part_s, timeout_s - elapsed())
-        if left <= 0:
+        if left() <= 0:
             return Verdict("unknown", f"z3 gave no answer within {timeout_s:g} s", elapsed())
-        if proves_equal(s0.ok, [(x, y)], int(min(left, SKELETON_S) * 1000)):
+        if skeleton.proves_equal(s0.ok, x, y, int(min(left(), SKELETON_S) * 1000)):
             continue
-        left = timeout_s - elapsed() if part_s is None else min(part_s, timeout_s - elapsed())
-        if left <= 0:
+        if left() <= 0:
             return Verdict("unknown", f"z3 gave no answer about {what} within {timeout_s:g} s",
                            elapsed())
-        question = z3.Not(x == y)
         solver = _solver(fast)
-        solver.set("timeout", max(1, int(left * 1000)))
-        solver.add(s0.ok, question)
+        solver.set("timeout", max(1, int(left() * 1000)))
+        solver.add(s0.ok, z3.Not(x == y))
         answer = solver.check()
         if answer == z3.unknown:
             return Verdict("unknown", f"z3 gave no answer about {what} within {timeout_s:g} s",
