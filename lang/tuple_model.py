@@ -126,23 +126,13 @@ class Tuple:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __reduce__(self):
-        return _restore, (self.k, self.op, self.loc, self._trigger, self._entry)
+        # the slots as they are (an instruction and a type while the parts are not made)
+        return Tuple, (self.k, self.op, self._trigger, self._entry, self.loc)
 
 
 _set_k, _set_op, _set_loc, _set_trigger, _set_entry = (
     Tuple.__dict__[n].__set__ for n in Tuple.__slots__)
 _new = object.__new__
-
-
-def _restore(k: int, op: str, loc: Loc | None, trigger, entry) -> Tuple:
-    """A tuple with its slots as they were (for pickling)."""
-    t = _new(Tuple)
-    _set_k(t, k)
-    _set_op(t, op)
-    _set_loc(t, loc)
-    _set_trigger(t, trigger)
-    _set_entry(t, entry)
-    return t
 
 
 @frozen
