@@ -1,46 +1,129 @@
-"""``@frozen``: a frozen dataclass with slots and a quicker ``__init__``, for the node types a
-compilation makes by the hundred thousand (syntax tree, locations, instructions, tuples).
+"""``@frozen``: a frozen dataclass with slots, made quickly, for the node types a compilation
+makes by the hundred thousand (syntax tree, locations, instructions, tuples).
 
-A frozen dataclass's generated ``__init__`` stores each field with ``object.__setattr__``, which
-costs about three times what a plain class's ``self.x = x`` does; that was a fifth of compiling a
-large kernel. Here each field is stored through its slot's own descriptor instead, which skips the
-frozen class's ``__setattr__`` without going through ``object.__setattr__``'s lookup. Everything
-else is the dataclass's: fields, ``==`` and ``hash``, ``repr``, ``replace``, pattern matching,
-pickling. Slots also make the nodes smaller and their attributes quicker to read.
+Two costs of ``@dataclass(frozen=True, slots=True)`` are avoided, with every behaviour kept
+(fields, ``==`` and ``hash`` over the compared fields, ``repr``, ``replace``, pattern matching,
+pickling, ``FrozenInstanceError`` on assignment; ``==`` compares the fields as one tuple, as
+3.11's dataclass does, on every Python version):
+
+- Its ``__init__`` stores each field with ``object.__setattr__``, about three times what a plain
+  class's ``self.x = x`` costs (a fifth of compiling a large kernel). Here each field is stored
+  through its slot's own descriptor.
+- It compiles the source of six methods for every class as the class is made: that was most of
+  importing the compiler (the syntax tree's module took 18 ms), paid at every start of the tools,
+  for methods most runs never call. Here only ``__init__`` is compiled then; ``repr``, ``==``,
+  ``hash`` and pickling are compiled for a class when one of them is first used, and refusing
+  assignment is one function for every class.
 """
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields
-from typing import TypeVar
+from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
+from typing import Callable, TypeVar
 
 T = TypeVar("T", bound=type)
 
 
 def frozen(cls: T) -> T:
-    """``@dataclass(frozen=True, slots=True)`` with the quicker ``__init__`` (same signature).
+    """``@dataclass(frozen=True, slots=True)``, made as the module says (same signature, same
+    methods unless the class defines its own, as the dataclass would leave them).
 
-    Only plain fields (each an argument, with or without a default value) are supported; the
-    dataclass's own ``__init__`` is never made (making it costs a node type as much again as the
-    rest of the decorator, which is paid at every start of the tools)."""
-    cls = dataclass(frozen=True, slots=True, init=False)(cls)
+    Only plain fields (each an argument, with or without a default value) are supported."""
+    own = set(cls.__dict__)
+    if "__eq__" in own and cls.__dict__.get("__hash__", 0) is None:
+        own.discard("__hash__")  # Python's own None for a class that defines only __eq__
+    cls = dataclass(slots=True, init=False, repr=False, eq=False)(cls)
     fs = fields(cls)
     if hasattr(cls, "__post_init__") or any(
             not f.init or f.kw_only or f.default_factory is not MISSING for f in fs):
         raise TypeError(f"@frozen: {cls.__name__} has a field its __init__ would not just store")
-    names = [f.name for f in fs]
-    env = {f"_set_{n}": cls.__dict__[n].__set__ for n in names}
-    env.update({f"_default_{f.name}": f.default for f in fs if f.default is not MISSING})
-    params = ", ".join(n if f.default is MISSING else f"{n}=_default_{n}" for n, f in zip(names, fs))
-    body = "".join(f"\n        _set_{n}(self, {n})" for n in names) or "\n        pass"
-    # the setters and defaults are a factory's closure, so the body reads them as cells
-    factory = (f"def factory({', '.join(env)}):\n"
-               f"    def __init__(self, {params}):{body}\n"
-               "    return __init__\n")
-    scope: dict = {}
-    exec(factory, scope)
-    init = scope["factory"](**env)
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__module__ = cls.__module__
+    names = tuple(f.name for f in fs)
+    defaults = [f.default for f in fs if f.default is not MISSING]
+    init = _init_factory(names, tuple(f.default is not MISSING for f in fs))(
+        *[cls.__dict__[n].__set__ for n in names], *defaults)
+    _adopt(cls, init)
     init.__annotations__ = {**{f.name: f.type for f in fs}, "return": None}
-    cls.__init__ = init
+    for name, stub in _STUBS.items():
+        if name not in own:
+            setattr(cls, name, stub)
+    cls.__setattr__ = _refuse_assignment
+    cls.__delattr__ = _refuse_deletion
     return cls
+
+
+def _adopt(cls: type, method: Callable) -> None:
+    method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
+    method.__module__ = cls.__module__
+    setattr(cls, method.__name__, method)
+
+
+def _init_factory(names: tuple[str, ...], has_default: tuple[bool, ...]) -> Callable:
+    """A function of the slot setters and the defaults that returns ``__init__``."""
+    args = [f"_set_{n}" for n in names] + [f"_default_{n}" for n, d in zip(names, has_default) if d]
+    params = ", ".join(f"{n}=_default_{n}" if d else n for n, d in zip(names, has_default))
+    stores = "".join(f"\n        _set_{n}(self, {n})" for n in names) or "\n        pass"
+    scope: dict = {}
+    exec(f"def factory({', '.join(args)}):\n"
+         f"    def __init__(self, {params}):{stores}\n"
+         "    return __init__\n", scope)
+    return scope["factory"]
+
+
+def _complete(cls: type) -> type:
+    """Compile the ``__repr__``, ``__eq__``, ``__hash__`` and ``__reduce__`` (a node pickles as
+    its constructor's call on its fields) of the class of ``@frozen`` that ``cls`` is or derives
+    from, in place of its stubs; that class."""
+    owner = next(c for c in cls.__mro__ if any(c.__dict__.get(n) is s for n, s in _STUBS.items()))
+    fs = fields(owner)
+
+    def of(who: str, which) -> str:
+        return "(" + "".join(f"{who}.{f.name}, " for f in which) + ")"
+
+    compared = [f for f in fs if f.compare]
+    hashed = [f for f in fs if (f.compare if f.hash is None else f.hash)]
+    shown = ", ".join(f"{f.name}={{self.{f.name}!r}}" for f in fs if f.repr)
+    scope: dict = {}
+    exec("def __repr__(self):\n"
+         f"    return self.__class__.__qualname__ + f'({shown})'\n"
+         "def __eq__(self, other):\n"
+         "    if other.__class__ is self.__class__:\n"
+         f"        return {of('self', compared)} == {of('other', compared)}\n"
+         "    return NotImplemented\n"
+         "def __hash__(self):\n"
+         f"    return hash({of('self', hashed)})\n"
+         "def __reduce__(self):\n"
+         f"    return self.__class__, {of('self', fs)}\n", scope)
+    for name, stub in _STUBS.items():
+        if owner.__dict__.get(name) is stub:
+            _adopt(owner, scope[name])
+    return owner
+
+
+# Until a class's first ``repr``, ``==``, ``hash`` or pickling, these stand in for its methods:
+# most node types of a run never need them, and compiling them was most of importing the
+# compiler. Each completes the class and calls the real method.
+
+def _repr(self) -> str:
+    return _complete(type(self)).__repr__(self)
+
+
+def _eq(self, other: object):
+    return _complete(type(self)).__eq__(self, other)
+
+
+def _hash(self) -> int:
+    return _complete(type(self)).__hash__(self)
+
+
+def _reduce(self):
+    return _complete(type(self)).__reduce__(self)
+
+
+_STUBS = {"__repr__": _repr, "__eq__": _eq, "__hash__": _hash, "__reduce__": _reduce}
+
+
+def _refuse_assignment(self, name: str, value: object) -> None:
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _refuse_deletion(self, name: str) -> None:
+    raise FrozenInstanceError(f"cannot delete field {name!r}")

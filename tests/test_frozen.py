@@ -1,6 +1,7 @@
 """lang/frozen.py: the node types' quicker __init__ keeps every behaviour of a frozen dataclass."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import pickle
@@ -99,3 +100,61 @@ def test_an_encoded_tuple_is_the_tuple_built_from_its_parts():
             case _:
                 pytest.fail("the tuple did not match its class pattern")
     assert encoded[0] != encoded[1] and encoded[0] != built[1]
+
+
+def _pair(annotations: dict, namespace: dict):
+    """The same class made by @frozen and by the stock frozen dataclass with slots."""
+    def body():
+        return {"__annotations__": dict(annotations), "__qualname__": "_Shape", **namespace}
+
+    ours = frozen(type("_Shape", (), body()))
+    stock = dataclasses.dataclass(frozen=True, slots=True)(type("_Shape", (), body()))
+    return ours, stock
+
+
+@pytest.mark.parametrize("annotations, namespace, args", [
+    ({}, {}, ()),
+    ({"a": "int"}, {}, (1,)),
+    ({"a": "int", "b": "str"}, {"b": "z"}, (2,)),
+    ({"a": "float", "loc": "object"}, {"loc": dataclasses.field(default=None, compare=False)},
+     (float("nan"), "here")),
+    ({"a": "int", "note": "str"}, {"note": dataclasses.field(default="n", repr=False)}, (3, "m")),
+    ({"a": "int", "b": "int"}, {"b": dataclasses.field(default=0, hash=False)}, (4, 5)),
+])
+def test_the_methods_made_on_first_use_are_the_dataclass_s(annotations, namespace, args):
+    ours, stock = _pair(annotations, namespace)
+    o, s = ours(*args), stock(*args)
+    assert repr(o) == repr(s)  # completes the class: the stubs give way to compiled methods
+    assert ours.__dict__["__repr__"].__qualname__ == "_Shape.__repr__"
+    # fields compared as one tuple, as 3.11's dataclass does, on every Python version (3.13's
+    # compares them one by one, so there the same NaN object makes two nodes unequal)
+    assert o == ours(*args) and hash(o) == hash(s)
+    assert (o == s) is False and o != s
+    back = copy.deepcopy(o)  # through __reduce__, as pickling (the class is local: not picklable)
+    assert type(back) is ours and repr(back) == repr(o)
+    assert [f.name for f in dataclasses.fields(ours)] == [f.name for f in dataclasses.fields(stock)]
+    assert ours.__match_args__ == stock.__match_args__
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        o.a = 1
+
+
+def test_each_method_first_used_completes_the_class():
+    for use in (repr, hash, lambda n: n == n, copy.copy):
+        cls = frozen(type("_Fresh", (), {"__annotations__": {"x": "int"}}))
+        use(cls(1))
+        assert all(cls.__dict__[m].__qualname__ == f"_Fresh.{m}"
+                   for m in ("__repr__", "__eq__", "__hash__", "__reduce__"))
+        assert cls(1) == cls(1) and cls(1) != cls(2) and hash(cls(1)) == hash((1,))
+
+
+def test_a_class_s_own_methods_are_kept():
+    def own_eq(self, other):
+        return True
+
+    def own_repr(self):
+        return "mine"
+
+    cls = frozen(type("_Own", (), {"__annotations__": {"x": "int"}, "__eq__": own_eq,
+                                   "__repr__": own_repr, "__hash__": None}))
+    assert repr(cls(1)) == "mine" and cls(1) == cls(2)
+    assert hash(cls(1)) == hash((1,))  # as the dataclass: a class with only __eq__ hashes its fields
