@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 import random
+import sys
+from array import array
 from typing import TYPE_CHECKING
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
@@ -135,11 +137,36 @@ def parse_input(arg: str, decls: dict[str, Decl]) -> tuple[str, list]:
 
 def seeded_values(decl: Decl, seed: int) -> list:
     """Deterministic pseudo-random values for an input: i64 in [-100, 100]; f64 multiples of
-    1/64 in [-8, 8), which keep small sums and products exact so results are easy to check."""
+    1/64 in [-8, 8), which keep small sums and products exact so results are easy to check.
+
+    They are the values ``random.Random(f"{seed}:{name}")`` gives by ``randint(-100, 100)`` or
+    ``randint(-512, 511) / 64`` one after another (a test keeps them equal), drawn a block at a
+    time: calling randint was most of the time ``inca run`` took to make a large input."""
     rng = random.Random(f"{seed}:{decl.name}")
     if decl.dtype == "i64":
-        return [rng.randint(-100, 100) for _ in range(decl.size)]
-    return [rng.randint(-512, 511) / 64 for _ in range(decl.size)]
+        return _uniform(rng, decl.size, range(-100, 101))
+    return _uniform(rng, decl.size, [r / 64 for r in range(-512, 512)])
+
+
+def _uniform(rng: random.Random, count: int, values) -> list:
+    """``count`` draws from ``values`` (at most 2**32 of them) as ``rng.choice`` or ``randint``
+    makes them: each is ``values[r]`` for the top k bits r of the generator's next 32-bit word
+    (k the bit length of the number of values), words whose r is out of range skipped. The
+    words come from one ``getrandbits`` call per block, the first word in the lowest bits."""
+    n = len(values)
+    shift = 32 - n.bit_length()
+    out: list = []
+    while len(out) < count:
+        block = 2 * (count - len(out)) + 16  # at least half the words are kept
+        words = array(_WORD, rng.getrandbits(32 * block).to_bytes(4 * block, "little"))
+        if sys.byteorder == "big":
+            words.byteswap()
+        out += [values[r] for r in [w >> shift for w in words] if r < n]
+    del out[count:]  # (the generator is this input's own: the words drawn past it are not used)
+    return out
+
+
+_WORD = next(code for code in "IL" if array(code).itemsize == 4)
 
 
 def gather_inputs(decls: dict[str, Decl], args: list[str], seed: int | None) -> dict[str, list]:
