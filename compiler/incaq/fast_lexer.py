@@ -24,17 +24,19 @@ class BailOut(Exception):
 # before INT; two-character operators before their one-character prefixes), the alternatives in
 # order of how common they are, which is free because no two of them start with the same
 # character except FLOAT and INT, whose order is lark's; or the end of the text (empty); or any
-# other character, so that findall skips nothing. One group for the token, not one for each
-# terminal: findall then makes a pair per token, not a 7-tuple (a third of its time), and the
-# token's text tells its terminal (:func:`_kind`).
+# other character, so that findall skips nothing. No group: findall makes one string per piece,
+# not a tuple and a string, and the pieces of a program recur ('v1', ' +', ' s'), so each
+# distinct one is split once (:func:`_split`) and its token's text is shared.
+_BLANKS = r"[\t ]*+(?:#[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*+)?+"
 _PIECE = re.compile(
-    r"([\t ]*+(?:#[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*+)?+)"
-    r"([A-Za-z_][A-Za-z0-9_]*"
+    _BLANKS +
+    r"(?:[A-Za-z_][A-Za-z0-9_]*"
     r"|->|\.\.|<=|>=|==|!=|<<|>>|[-+*/%<>=|^&()\[\]{},:;]"
     r"|(?:\r?\n[\t ]*)+"
     r"|[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+"
     r"|0[xX][0-9a-fA-F]+|[0-9]+"
     r"|\Z|.)", re.DOTALL)
+_LEAD = re.compile(_BLANKS)
 
 # lark's names for the punctuation terminals, and keywords by their text ('while' -> WHILE)
 _OPS = {
@@ -57,8 +59,15 @@ _BRACKETS = {"LPAR": _OPEN, "LSQB": _OPEN, "RPAR": _CLOSE, "RSQB": _CLOSE, "LBRA
 _STATEMENT_BOUNDARY = frozenset({"_NL", "_SEMI", "LBRACE", "RBRACE"})
 
 
+def _split(piece: str) -> tuple[str, str, int]:
+    """(kind, token text, length of the blanks before it) of one of _PIECE's pieces."""
+    blank = _LEAD.match(piece).end()  # as in _PIECE: the same possessive prefix
+    token = piece[blank:]
+    return _kind(token), token, blank
+
+
 def _kind(token: str) -> str:
-    """The terminal _PIECE's token group matched as ``token`` (its text decides: each alternative
+    """The terminal of the token _PIECE matched as ``token`` (its text decides: each alternative
     matches texts no earlier one does), or one of _NOT_TOKENS."""
     lead = token[:1]
     if lead in _LETTERS:
@@ -103,20 +112,20 @@ def tokenize(text: str) -> Tokens:
     do_blocks: list[bool] = []  # for each open '{': whether it opened the body of a `do`
     do_closed = -1  # the index in kinds of the last '}' that closed such a body
     brackets = _BRACKETS
-    known = dict(_FIXED)  # token text -> kind, of the texts seen so far (most recur)
-    for blank, value in _PIECE.findall(text):
-        start = pos + len(blank)
-        kind = known.get(value)
-        if kind is None:
-            kind = known[value] = _kind(value)
+    split: dict[str, tuple[str, str, int]] = {}  # piece -> _split(piece), for each piece seen
+    for piece in _PIECE.findall(text):
+        known = split.get(piece)
+        if known is None:
+            known = split[piece] = _split(piece)
+        kind, value, blank = known
         if kind in _NOT_TOKENS:
             if kind is _OTHER:
                 raise BailOut
             if kind is _END:
                 break
-            pos = start + len(value)
-            line += value.count("\n")
-            line_start = start + value.rfind("\n") + 1
+            line += piece.count("\n")  # (only a line break's text holds one)
+            line_start = pos + piece.rfind("\n") + 1
+            pos += len(piece)
             if depth == 0:
                 held = True
             continue
@@ -144,8 +153,8 @@ def tokenize(text: str) -> Tokens:
         kinds.append(kind)
         values.append(value)
         lines.append(line)
-        cols.append(start - line_start + 1)
-        pos = start + len(value)
+        cols.append(pos + blank - line_start + 1)
+        pos += len(piece)
     if held:
         kinds.append("_NL")
         values.append("\n")
