@@ -9,23 +9,34 @@ from __future__ import annotations
 from typing import Iterable
 
 from .isa import OPCODES
-from .program import Imm, Instr, Ref
+from .program import Instr, Ref
 
 
 def infer_scalar_types(instrs: Iterable[Instr], known: dict[str, str]) -> dict[str, str]:
     """The type of every scalar name used in ``instrs`` but absent from ``known`` (name -> dtype)."""
     instrs = tuple(instrs)
     implicit: dict[str, str] = {}
+    seen = set(known)  # the names known or found so far: most operands need one lookup
+    ref = Ref  # (operands are Ref or Imm; neither type has subclasses)
     for ins in instrs:
-        for o in (ins.dest, ins.src):
-            if isinstance(o, Ref):
-                if not o.index:  # a scalar (most operands): its name is all it reads
-                    if o.name not in known and o.name not in implicit:
-                        implicit[o.name] = "i64"
-                    continue
-                for name in o.names_read:  # an element: its index names (not the array)
-                    if name not in known:
-                        implicit.setdefault(name, "i64")
+        # the destination, then the source: a tuple of the two for each instruction and a loop
+        # over it took a third of the scan
+        o = ins.dest
+        if type(o) is ref:
+            if not o.index:  # a scalar (most operands): its name is all it reads
+                if o.name not in seen:
+                    implicit[o.name] = "i64"
+                    seen.add(o.name)
+            else:
+                _index_names(o, seen, implicit)
+        o = ins.src
+        if type(o) is ref:
+            if not o.index:
+                if o.name not in seen:
+                    implicit[o.name] = "i64"
+                    seen.add(o.name)
+            else:
+                _index_names(o, seen, implicit)
     # f64 spreads from f64 sources along "written from" edges between undeclared names, each edge
     # followed once. (Passes over the whole program until none changed anything took one pass per
     # link of a chain of copies written last link first: 4,000 copies took 2.4 s.)
@@ -36,9 +47,12 @@ def infer_scalar_types(instrs: Iterable[Instr], known: dict[str, str]) -> dict[s
         d, s = ins.dest, ins.src
         if d is None or s is None or d.name not in implicit or ins.op in int_only:
             continue
-        if isinstance(s, Ref) and s.name in implicit:
-            written_from.setdefault(s.name, []).append(d.name)
-        elif (s.dtype if isinstance(s, Imm) else known.get(s.name, "i64")) == "f64":
+        if type(s) is ref:
+            if s.name in implicit:
+                written_from.setdefault(s.name, []).append(d.name)
+            elif known.get(s.name, "i64") == "f64":
+                found.append(d.name)
+        elif s.dtype == "f64":  # an Imm
             found.append(d.name)
     while found:
         name = found.pop()
@@ -46,6 +60,14 @@ def infer_scalar_types(instrs: Iterable[Instr], known: dict[str, str]) -> dict[s
             implicit[name] = "f64"
             found.extend(written_from.get(name, ()))
     return implicit
+
+
+def _index_names(o: Ref, seen: set[str], implicit: dict[str, str]) -> None:
+    """Add the names an element's index reads (not the array's) that are new to ``seen``."""
+    for name in o.names_read:
+        if name not in seen:
+            implicit[name] = "i64"
+            seen.add(name)
 
 
 #: The bitwise operations, which have no f64 form (they never make a name f64).

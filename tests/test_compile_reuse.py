@@ -1,8 +1,8 @@
 """What keeps compiling a large kernel quick (bench/bench_compile.py measures the speed): the
 checker hands on the parser's nodes rather than equal copies, the lowering makes one operand per
 scalar and statement and lowers a long sum in linear work, and encoding pauses the collector
-(pauses nest, also across threads) without changing its state, and entering a pause sets off no
-collection."""
+(pauses nest, also across threads) without changing its state, entering a pause sets off no
+collection, and what a pause built goes to the oldest generation unscanned."""
 from __future__ import annotations
 
 import gc
@@ -171,4 +171,49 @@ def test_entering_a_pause_sets_off_no_collection():
             inside = gc.get_count()[0]  # a collection as the pause began would have reset it
         assert len(made) and before > gc.get_threshold()[0] and inside >= before
     finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_what_a_pause_built_is_promoted_unscanned_and_its_cycles_still_collected():
+    import weakref
+
+    from inca.lang.gcpause import collector_paused
+
+    class Node:
+        pass
+
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        with collector_paused():
+            kept = [[] for _ in range(3 * gc.get_threshold()[0])]
+            cycle = Node()
+            cycle.self = cycle
+            gone = weakref.ref(cycle)
+            del cycle
+        assert gc.get_count()[0] < gc.get_threshold()[0]  # no collection is due
+        young = gc.get_objects(generation=0)
+        assert not any(obj is kept for obj in young)
+        assert any(obj is kept for obj in gc.get_objects(generation=2))
+        assert gone() is not None  # in the oldest generation, until a full collection
+        gc.collect()
+        assert gone() is None
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_a_pause_keeps_the_callers_own_freeze():
+    from inca.lang.gcpause import collector_paused
+
+    was = gc.isenabled()
+    gc.enable()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with collector_paused():
+            made = [[] for _ in range(100)]
+        assert gc.get_freeze_count() == frozen and made
+    finally:
+        gc.unfreeze()
         (gc.enable if was else gc.disable)()

@@ -69,13 +69,16 @@ class Expressions:
         kind = type(e)
         if kind is Name:
             n = e.id
-            sym = scope.lookup(n)
+            sym = scope.names.get(n)  # scope.lookup(n), its first step inline
+            if sym is None:
+                sym = scope.lookup(n)
             if sym is None or sym.kind != "scalar":
                 return self.name_value(e, sym, scope)
             return [], (e if sym.name == n else Name(sym.name, e.loc)), sym.dtype
         if kind is Num:
             if not e.is_float:
-                self.literal(e)
+                if not I64_MIN <= e.value <= I64_MAX:
+                    self.literal(e)
                 return [], e, "i64"
             return [], e, "f64"
         if kind is Binary:

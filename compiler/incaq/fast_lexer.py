@@ -23,16 +23,20 @@ class BailOut(Exception):
 # end to make a token), then one token: the grammar's terminals verbatim (FLOAT, priority 2,
 # before INT; two-character operators before their one-character prefixes), the alternatives in
 # order of how common they are, which is free because no two of them start with the same
-# character except FLOAT and INT, whose order is lark's; or the end of the text (every group
-# empty); or any other character (the last group), so that findall skips nothing.
+# character except FLOAT and INT, whose order is lark's; or the end of the text (empty); or any
+# other character, so that findall skips nothing. No group: findall makes one string per piece,
+# not a tuple and a string, and the pieces of a program recur ('v1', ' +', ' s'), so each
+# distinct one is split once (:func:`_split`) and its token's text is shared.
+_BLANKS = r"[\t ]*+(?:#[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*+)?+"
 _PIECE = re.compile(
-    r"([\t ]*+(?:#[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*+)?+)"
-    r"(?:([A-Za-z_][A-Za-z0-9_]*)"
-    r"|(->|\.\.|<=|>=|==|!=|<<|>>|[-+*/%<>=|^&()\[\]{},:;])"
-    r"|((?:\r?\n[\t ]*)+)"
-    r"|([0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
-    r"|(0[xX][0-9a-fA-F]+|[0-9]+)"
-    r"|\Z|(.))", re.DOTALL)
+    _BLANKS +
+    r"(?:[A-Za-z_][A-Za-z0-9_]*"
+    r"|->|\.\.|<=|>=|==|!=|<<|>>|[-+*/%<>=|^&()\[\]{},:;]"
+    r"|(?:\r?\n[\t ]*)+"
+    r"|[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+"
+    r"|0[xX][0-9a-fA-F]+|[0-9]+"
+    r"|\Z|.)", re.DOTALL)
+_LEAD = re.compile(_BLANKS)
 
 # lark's names for the punctuation terminals, and keywords by their text ('while' -> WHILE)
 _OPS = {
@@ -42,12 +46,39 @@ _OPS = {
     "[": "LSQB", "]": "RSQB", "{": "LBRACE", "}": "RBRACE", ",": "COMMA", ":": "COLON",
     ";": "_SEMI",
 }
-_WORDS = {w: w.upper() for w in KEYWORDS}
+_FIXED = {**_OPS, **{w: w.upper() for w in KEYWORDS}}
+# What _kind calls a line break, a stray character and the end of the text
+_NEWLINE, _OTHER, _END = "newline", "other", "end"
+_NOT_TOKENS = frozenset({_NEWLINE, _OTHER, _END})
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_DIGITS = frozenset("0123456789")
 # What each bracket does to the layout state.
 _OPEN, _CLOSE, _LBRACE, _RBRACE = range(4)
 _BRACKETS = {"LPAR": _OPEN, "LSQB": _OPEN, "RPAR": _CLOSE, "RSQB": _CLOSE, "LBRACE": _LBRACE,
              "RBRACE": _RBRACE}
 _STATEMENT_BOUNDARY = frozenset({"_NL", "_SEMI", "LBRACE", "RBRACE"})
+
+
+def _split(piece: str) -> tuple[str, str, int]:
+    """(kind, token text, length of the blanks before it) of one of _PIECE's pieces."""
+    blank = _LEAD.match(piece).end()  # as in _PIECE: the same possessive prefix
+    token = piece[blank:]
+    return _kind(token), token, blank
+
+
+def _kind(token: str) -> str:
+    """The terminal of the token _PIECE matched as ``token`` (its text decides: each alternative
+    matches texts no earlier one does), or one of _NOT_TOKENS."""
+    lead = token[:1]
+    if lead in _LETTERS:
+        return _FIXED.get(token, "NAME")
+    if lead in _DIGITS:
+        if len(token) > 1 and token[1] in "xX":
+            return "INT"
+        return "FLOAT" if "." in token or "e" in token or "E" in token else "INT"
+    if "\n" in token:
+        return _NEWLINE
+    return _FIXED.get(token, _OTHER) if token else _END
 
 
 @dataclass(frozen=True)
@@ -80,28 +111,24 @@ def tokenize(text: str) -> Tokens:
     depth, held = 0, False
     do_blocks: list[bool] = []  # for each open '{': whether it opened the body of a `do`
     do_closed = -1  # the index in kinds of the last '}' that closed such a body
-    ops, words, brackets = _OPS, _WORDS, _BRACKETS
-    for blank, name, op, newline, flt, num, other in _PIECE.findall(text):
-        start = pos + len(blank)
-        if name:
-            kind, value = words.get(name, "NAME"), name
-        elif op:
-            kind, value = ops[op], op
-        elif newline:
-            pos = start + len(newline)
-            line += newline.count("\n")
-            line_start = start + newline.rfind("\n") + 1
+    brackets = _BRACKETS
+    split: dict[str, tuple[str, str, int]] = {}  # piece -> _split(piece), for each piece seen
+    for piece in _PIECE.findall(text):
+        known = split.get(piece)
+        if known is None:
+            known = split[piece] = _split(piece)
+        kind, value, blank = known
+        if kind in _NOT_TOKENS:
+            if kind is _OTHER:
+                raise BailOut
+            if kind is _END:
+                break
+            line += piece.count("\n")  # (only a line break's text holds one)
+            line_start = pos + piece.rfind("\n") + 1
+            pos += len(piece)
             if depth == 0:
                 held = True
             continue
-        elif num:
-            kind, value = "INT", num
-        elif flt:
-            kind, value = "FLOAT", flt
-        elif other:
-            raise BailOut
-        else:  # the end of the text
-            break
         if held:
             held = False
             if kind != "LBRACE" and kind != "ELSE" and not (
@@ -110,7 +137,7 @@ def tokenize(text: str) -> Tokens:
                 values.append("\n")
                 lines.append(0)
                 cols.append(0)
-        if op and kind in brackets:
+        if kind in brackets:
             role = brackets[kind]
             if role == _OPEN:
                 depth += 1
@@ -126,8 +153,8 @@ def tokenize(text: str) -> Tokens:
         kinds.append(kind)
         values.append(value)
         lines.append(line)
-        cols.append(start - line_start + 1)
-        pos = start + len(value)
+        cols.append(pos + blank - line_start + 1)
+        pos += len(piece)
     if held:
         kinds.append("_NL")
         values.append("\n")

@@ -404,26 +404,36 @@ class _Parser:
         self.nest -= 1
         return result
 
-    def infix(self, min_power: int) -> _Parsed:
+    def infix(self, min_power: int, left: _Parsed | None = None) -> _Parsed:
         """The rules from or_test to term, by precedence climbing: operators binding at least
-        ``min_power``, each loop step one left-associative level (comparisons do not chain)."""
+        ``min_power``, each loop step one left-associative level (comparisons do not chain).
+        ``left`` is the first operand when the caller has parsed it."""
         kinds = self.kinds
-        if kinds[self.i] == "NOT" and min_power <= _NOT:  # ?not_test: "not" not_test -> not_op
-            first = self.i
-            self.i += 1
-            self.enter()
-            operand, _, last, h, _ = self.infix(_NOT)
-            self.nest -= 1
-            left: _Parsed = (ast.Not(operand, self.span(first, last)), first, last, h + 1, 0)
-        else:
-            left = self.factor()
+        if left is None:
+            if kinds[self.i] == "NOT" and min_power <= _NOT:  # ?not_test: "not" not_test -> not_op
+                first = self.i
+                self.i += 1
+                self.enter()
+                operand, _, last, h, _ = self.infix(_NOT)
+                self.nest -= 1
+                left = (ast.Not(operand, self.span(first, last)), first, last, h + 1, 0)
+            else:
+                left = self.factor()
         while True:
             op = self.i
             power = _PRECEDENCE.get(kinds[op])
             if power is None or power < min_power:
                 return left
             self.i = op + 1
-            right = self.infix(power + 1)
+            # The right operand is self.infix(power + 1); most are one factor followed by an
+            # operator that binds no tighter, which needs no call of its own.
+            if kinds[op + 1] == "NOT" and power < _NOT:
+                right = self.infix(power + 1)
+            else:
+                right = self.factor()
+                after = _PRECEDENCE.get(kinds[self.i])
+                if after is not None and after > power:
+                    right = self.infix(power + 1, right)
             lnode, first, _, lh, links = left
             rnode, _, last, rh, _ = right
             line = self.lines[first]  # self.span(first, last), inline

@@ -32,17 +32,21 @@ REL = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
 
 @dataclass(eq=False)
 class _Label:
-    """A position in the instruction stream, resolved to an instruction number at the end."""
+    """A position in the instruction stream: ``at`` is the number of the instruction it is placed
+    before (None until :meth:`Lowerer.mark` places it); jumps to it are resolved at the end."""
 
     name: str
+    at: int | None = None
 
 
-_SIMPLE = (Num, Name, Index)
+# The node types are final (no node type has subclasses), so a node's type is looked up, where
+# isinstance would walk a tuple for each of the tens of thousands of nodes of a large kernel.
+_SIMPLE = frozenset((Num, Name, Index))
 _LEAVES = frozenset((Num, Name))  # nodes without parts (nothing to hoist)
 
 
 def _simple(e) -> bool:
-    return type(e) in _SIMPLE or isinstance(e, _SIMPLE)
+    return type(e) in _SIMPLE
 
 
 def _binary_parts(e):
@@ -65,6 +69,7 @@ class Lowerer(FlowLowering):
         self.aliases = aliases or {}  # output -> the input whose buffer stores it (--clobber)
         self.syms: dict[str, Sym] = {s.name: s for s in checked.symbols}
         self.items: list = []
+        self.placed = 0  # labels in self.items
         self.temps: dict[tuple[int, str], str] = {}
         self.next = 1
         self.marks: dict[str, _Label] = {}
@@ -92,6 +97,8 @@ class Lowerer(FlowLowering):
     def mark(self, label: _Label) -> None:
         """Place a label before the next instruction."""
         self.items.append(label)
+        self.placed += 1
+        label.at = len(self.items) - self.placed + 1
 
     @staticmethod
     def label(name: str) -> _Label:
@@ -154,11 +161,12 @@ class Lowerer(FlowLowering):
 
     def operand(self, e) -> Operand:
         """A simple expression as an operand; non-affine indices are computed into temporaries."""
-        if isinstance(e, Num):
+        kind = type(e)
+        if kind is Name:
+            return self.scalar(e.id)
+        if kind is Num:
             return Imm(float(e.value) if e.is_float else int(e.value), "f64" if e.is_float else "i64",
                        self.loc)
-        if isinstance(e, Name):
-            return self.scalar(e.id)
         index = []
         for i in e.indices:
             a = self.affine(i)
@@ -182,7 +190,7 @@ class Lowerer(FlowLowering):
 
     def operand_of(self, e) -> Operand:
         """An operand for e: itself if simple, else a new temporary holding its value."""
-        if _simple(e):
+        if type(e) in _SIMPLE:
             return self.operand(e)
         done = self.in_place(e)
         if done is not None:
@@ -194,18 +202,23 @@ class Lowerer(FlowLowering):
 
     def eval_into(self, e, t: Ref, edt: str | None = None) -> None:
         """Evaluate e into temporary t (``edt``: e's type, when the caller knows it)."""
-        tdt = self.syms[t.name].dtype
-        if _simple(e):
+        kind = type(e)
+        if kind in _SIMPLE:
             self.emit("PUTL", t, self.operand(e))
             return
+        tdt = self.syms[t.name].dtype
         if edt is None:
             edt = self.expr_type(e)
-        if isinstance(e, Compare):
+        if kind is Compare:
             edt = self.promoted(e.left, e.right)
         if edt != tdt:  # evaluate in its own type, then convert
             own = self.new_temp(edt)
             self.eval_into(e, own, edt)
             self.emit("PUTL", t, own)
+            return
+        if kind is Binary and e.op in ALU:  # _binary_parts(e), the commonest case inline
+            self.eval_into(e.left, t)
+            self.emit(ALU[e.op], t, self.operand_of(e.right))
             return
         parts = _binary_parts(e)
         if parts is not None:
@@ -412,13 +425,6 @@ class Lowerer(FlowLowering):
         self.loc = None
         self.emit("END")
         self.after_end()
-        numbers: dict[int, int] = {}
-        k = 1
-        for item in self.items:
-            if type(item) is _Label:
-                numbers[id(item)] = k
-            else:
-                k += 1
         instrs = []
         append = instrs.append
         for item in self.items:
@@ -427,7 +433,9 @@ class Lowerer(FlowLowering):
                 append(item)
             elif kind is tuple:
                 op, dest, src, target, loc = item
-                append(Instr(op, dest, src, numbers[id(target)], loc))
+                if target.at is None:
+                    raise ValueError(f"a jump to label {target.name!r}, which was never placed")
+                append(Instr(op, dest, src, target.at, loc))
         return Program(self.decls(instrs), tuple(instrs), (), self.name)
 
     def after_end(self) -> None:
