@@ -43,7 +43,6 @@ class _Pause:
         try:
             self.depth -= 1
             if self.depth == 0 and self.resume:
-                _promote()
                 gc.enable()
         finally:
             lock.release()
@@ -57,22 +56,6 @@ class _Pause:
         _PAUSE.end()
 
 
-def _promote() -> None:
-    """Move every object the collector tracks to its oldest generation, unscanned.
-
-    What a pause built lives on (a compiled program, a loaded file), yet the young generation's
-    count kept growing through the pause, so the first allocation after it set off a collection
-    that scanned all of it (300,000 objects of a 10,000-statement kernel, a twentieth of compiling
-    it) only to promote it, and the next generation's collection would scan it again. Freezing and
-    unfreezing splices the generations' lists into the oldest one without visiting an object, and
-    resets the young count; a cycle left there is found by the next full collection. A caller's
-    own ``gc.freeze()`` is kept: then nothing is moved (``unfreeze`` would undo theirs).
-    """
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()
-
-
 _PAUSE = _Pause()
 
 
@@ -82,8 +65,7 @@ def collector_paused() -> _Pause:
     Reading or compiling a program builds objects that all stay alive until it ends (and makes
     next to no garbage cycles), so every collection the allocations trigger rescans all of them:
     assembling 100,000 lines spent most of its time in the collector, and compile time grew 14x
-    from 1,000 to 10,000 INCA-Q statements. The collector is restored, not run, afterwards, with
-    what the pause built in its oldest generation; any cycle left is collected at its next full
-    run.
+    from 1,000 to 10,000 INCA-Q statements. The collector is restored, not run, afterwards; any
+    cycle left is collected at its next run.
     """
     return _PAUSE

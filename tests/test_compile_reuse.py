@@ -2,7 +2,7 @@
 checker hands on the parser's nodes rather than equal copies, the lowering makes one operand per
 scalar and statement and lowers a long sum in linear work, and encoding pauses the collector
 (pauses nest, also across threads) without changing its state, entering a pause sets off no
-collection, and what a pause built goes to the oldest generation unscanned."""
+collection, and the garbage cycles a pause leaves are found by young collections."""
 from __future__ import annotations
 
 import gc
@@ -174,7 +174,11 @@ def test_entering_a_pause_sets_off_no_collection():
         (gc.enable if was else gc.disable)()
 
 
-def test_what_a_pause_built_is_promoted_unscanned_and_its_cycles_still_collected():
+def test_garbage_cycles_made_in_pauses_are_left_to_the_young_collections():
+    # A long session compiles again and again (the REPL, a report, a study's worker). The cycles
+    # a pause leaves must be found by the young collections the process runs anyway: moved to the
+    # oldest generation unscanned (as an attempt to spare that scan did), only a full collection
+    # finds them, and in a loop of compilations none ran: 126,000 objects after 1,200 of them.
     import weakref
 
     from inca.lang.gcpause import collector_paused
@@ -185,35 +189,15 @@ def test_what_a_pause_built_is_promoted_unscanned_and_its_cycles_still_collected
     was = gc.isenabled()
     gc.enable()
     try:
-        with collector_paused():
-            kept = [[] for _ in range(3 * gc.get_threshold()[0])]
-            cycle = Node()
-            cycle.self = cycle
-            gone = weakref.ref(cycle)
-            del cycle
-        assert gc.get_count()[0] < gc.get_threshold()[0]  # no collection is due
-        young = gc.get_objects(generation=0)
-        assert not any(obj is kept for obj in young)
-        assert any(obj is kept for obj in gc.get_objects(generation=2))
-        assert gone() is not None  # in the oldest generation, until a full collection
-        gc.collect()
-        assert gone() is None
+        gone = []
+        for _ in range(50):
+            with collector_paused():
+                kept = [[] for _ in range(100)]
+                cycle = Node()
+                cycle.self = cycle
+                gone.append(weakref.ref(cycle))
+                del cycle
+        gc.collect(1)  # the young generations only
+        assert all(ref() is None for ref in gone) and kept
     finally:
-        (gc.enable if was else gc.disable)()
-
-
-def test_a_pause_keeps_the_callers_own_freeze():
-    from inca.lang.gcpause import collector_paused
-
-    was = gc.isenabled()
-    gc.enable()
-    gc.freeze()
-    try:
-        frozen = gc.get_freeze_count()
-        assert frozen > 0
-        with collector_paused():
-            made = [[] for _ in range(100)]
-        assert gc.get_freeze_count() == frozen and made
-    finally:
-        gc.unfreeze()
         (gc.enable if was else gc.disable)()
