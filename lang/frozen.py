@@ -71,8 +71,12 @@ def _init_factory(names: tuple[str, ...], has_default: tuple[bool, ...]) -> Call
 def _complete(cls: type) -> type:
     """Compile the ``__repr__``, ``__eq__``, ``__hash__`` and ``__reduce__`` (a node pickles as
     its constructor's call on its fields) of the class of ``@frozen`` that ``cls`` is or derives
-    from, in place of its stubs; that class."""
-    owner = next(c for c in cls.__mro__ if any(c.__dict__.get(n) is s for n, s in _STUBS.items()))
+    from, in place of its stubs; that class (``cls`` itself when another call, another
+    thread's say, has completed it since a stub was looked up)."""
+    owner = next((c for c in cls.__mro__ if any(c.__dict__.get(n) is s for n, s in _STUBS.items())),
+                 None)
+    if owner is None:
+        return cls
     fs = fields(owner)
 
     def of(who: str, which) -> str:

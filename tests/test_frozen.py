@@ -158,3 +158,13 @@ def test_a_class_s_own_methods_are_kept():
                                    "__repr__": own_repr, "__hash__": None}))
     assert repr(cls(1)) == "mine" and cls(1) == cls(2)
     assert hash(cls(1)) == hash((1,))  # as the dataclass: a class with only __eq__ hashes its fields
+
+
+def test_a_stub_called_after_its_class_was_completed_gives_the_real_answer():
+    # another thread, or a caller that looked the method up before the class's first use
+    cls = frozen(type("_Late", (), {"__annotations__": {"x": "int"}}))
+    stubs = (cls.__repr__, cls.__eq__, cls.__hash__)
+    assert repr(cls(1)) == "_Late(x=1)"  # completes the class
+    late_repr, late_eq, late_hash = stubs
+    assert late_repr(cls(2)) == "_Late(x=2)" and late_eq(cls(3), cls(3)) is True
+    assert late_hash(cls(4)) == hash((4,))
