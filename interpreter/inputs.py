@@ -149,7 +149,7 @@ def seeded_values(decl: Decl, seed: int) -> list:
 
 
 def _uniform(rng: random.Random, count: int, values) -> list:
-    """``count`` draws from ``values`` (at most 2**32 of them) as ``rng.choice`` or ``randint``
+    """``count`` draws from ``values`` (fewer than 2**32 of them) as ``rng.choice`` or ``randint``
     makes them: each is ``values[r]`` for the top k bits r of the generator's next 32-bit word
     (k the bit length of the number of values), words whose r is out of range skipped. The
     words come from one ``getrandbits`` call per block, the first word in the lowest bits."""
