@@ -77,8 +77,7 @@ class Expressions:
             return [], (e if sym.name == n else Name(sym.name, e.loc)), sym.dtype
         if kind is Num:
             if not e.is_float:
-                if not I64_MIN <= e.value <= I64_MAX:
-                    self.literal(e)
+                self.literal(e)
                 return [], e, "i64"
             return [], e, "f64"
         if kind is Binary:
