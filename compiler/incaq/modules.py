@@ -118,27 +118,30 @@ class ModuleLoader:
                            "other recursion cannot be inlined (the NIC has no call stack)")
         state: dict[str, int] = {}
         reported: set[frozenset] = set()
-
-        def visit(n: str, path: list[str]) -> None:
-            state[n] = 1
-            path.append(n)
-            for m in graph[n]:
-                if state.get(m) == 1:
-                    cycle = path[path.index(m):] + [m]
-                    self.recursive.update(cycle)
-                    if frozenset(cycle) not in reported:
-                        reported.add(frozenset(cycle))
-                        self.error(self.funcs[m], "recursion is not supported: "
-                                   + " -> ".join(cycle), "functions are inlined (the NIC has no "
-                                   "call stack); rewrite the recursion as a loop")
-                elif state.get(m) is None:
-                    visit(m, path)
-            path.pop()
-            state[n] = 2
-
         for name in graph:
             if name not in state:
-                visit(name, [])
+                self._visit(name, [], graph, state, reported)
+
+    def _visit(self, n: str, path: list[str], graph: dict[str, list[str]], state: dict[str, int],
+               reported: set[frozenset]) -> None:
+        """The depth-first search of :meth:`find_recursion` from function ``n`` (a method, not a
+        closure: a nested function that calls itself is a reference cycle, which kept the whole
+        syntax tree alive until the cyclic collector found it)."""
+        state[n] = 1
+        path.append(n)
+        for m in graph[n]:
+            if state.get(m) == 1:
+                cycle = path[path.index(m):] + [m]
+                self.recursive.update(cycle)
+                if frozenset(cycle) not in reported:
+                    reported.add(frozenset(cycle))
+                    self.error(self.funcs[m], "recursion is not supported: " + " -> ".join(cycle),
+                               "functions are inlined (the NIC has no call stack); rewrite the "
+                               "recursion as a loop")
+            elif state.get(m) is None:
+                self._visit(m, path, graph, state, reported)
+        path.pop()
+        state[n] = 2
 
 
 def calls_in(node) -> set[str]:
