@@ -14,9 +14,9 @@ the lark parser and the assembler's own checks, so every diagnostic is the one t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..lang.diagnostics import Source
+from ..lang.frozen import frozen
 from ..lang.isa import I64_MAX, I64_MIN, Form, lookup
 from ..lang.numbers import NumberError, parse_float
 from ..lang.program import Affine, Imm, Instr, Operand, Ref, Slice
@@ -62,7 +62,7 @@ class Unrecognised(Exception):
     """The line is not one of the fast path's shapes, or needs a check only the parser path does."""
 
 
-@dataclass(frozen=True)
+@frozen
 class FastLine:
     """An instruction line as the scanner found it: mnemonic and operand texts with their columns.
 

@@ -15,8 +15,7 @@ so far plus the reserve fit the budget, nothing before the next check can exceed
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..lang.frozen import frozen
 from ..lang.isa import Update
 from .engine import Armed
 
@@ -26,14 +25,14 @@ class Untranslatable(Exception):
     that the loader and checker would refuse can be)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Goto:
     """The block ends by moving the counter to ``pc`` (the next data op, or a JMP's target)."""
 
     pc: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Branch:
     """The block ends with the BLEZ armed on ``test``: to ``taken`` when its value is <= 0."""
 
@@ -42,7 +41,7 @@ class Branch:
     fall: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Stop:
     """The run stops here: END is armed on ``pc`` (``end``), or nothing is (off the end)."""
 
@@ -53,7 +52,7 @@ class Stop:
 Exit = Goto | Branch | Stop
 
 
-@dataclass(frozen=True)
+@frozen
 class Block:
     """Tuples that fire one after the other, from PC value ``start``."""
 
@@ -62,7 +61,7 @@ class Block:
     exit: Exit
 
 
-@dataclass(frozen=True)
+@frozen
 class Cfg:
     """The blocks reachable from the entry, their loop headers and reserves."""
 

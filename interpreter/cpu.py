@@ -16,8 +16,8 @@ from array import array
 import statistics
 import struct
 import time
-from dataclasses import dataclass
 
+from ..lang.frozen import frozen
 from ..lang.tuples import TupleProgram
 from .blocks import analyse
 from .engine import arm
@@ -36,7 +36,7 @@ class CPUMismatch(Exception):
     """The natively compiled kernel did not compute the model's outputs (or did not finish)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class CPUTimes:
     """This machine's time for one run of the kernel at each LLVM level, in microseconds."""
 

@@ -13,14 +13,14 @@ import csv
 import io
 import json
 import sys
-from dataclasses import dataclass
 
+from ..lang.frozen import frozen
 from .paper import PaperFigures
 
 SEED = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class CpuRow:
     """One kernel at one payload."""
 

@@ -6,10 +6,10 @@ pausable run itself is a :class:`~.stepper.Stepper`, which knows nothing of the 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..lang.diagnostics import DiagnosticError
+from ..lang.frozen import frozen
 from ..lang.program import Decl, Program
 from ..lang.tuples import TupleProgram
 from .engine import RuntimeFault
@@ -18,7 +18,7 @@ from .protocol import Args, Reply, run_text
 from .stepper import Stepper, Where
 
 
-@dataclass(frozen=True)
+@frozen
 class Loaded:
     """A program loaded with ``:load``: its tuples, instructions and the locations it shares."""
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Callable, TextIO
 
 from ..lang.check import broadcast_map
+from ..lang.frozen import frozen
 from ..lang.isa import CONVERT, OPCODES, ArithmeticFault, Update, semantics
 from ..lang.program import Affine, Imm, Ref, Slice, format_value
 from .nic import NIC, Buffer, CountingEvent, MatchingEntry, TriggeredOp
@@ -247,7 +248,7 @@ def make_apply(me, buffers: dict[str, Buffer], src_dtype: str | None, nxt: int) 
 
 # ---- what is armed ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@frozen
 class Slot:
     """What fires on one PC value: the triggered op armed on it and the atomic its message meets.
 
@@ -261,7 +262,7 @@ class Slot:
     nxt: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Armed:
     """The installed program as every engine reads it, indexed by PC value."""
 

@@ -9,11 +9,11 @@ computed in exact rationals so that ``0.1:0.3:0.1`` ends at 0.3 and not at 0.300
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..lang.frozen import frozen
 from ..lang.numbers import NumberError, parse_int
 from .profiles import HOST_PARAMS, SCRATCHPAD_PARAMS, format_number, parameter_value, parse_number
 
@@ -32,7 +32,7 @@ def _fail(message: str, hint: str | None = None, origin: str = "--grid") -> Diag
     return DiagnosticError([Diagnostic(message, None, hint, file=origin)])
 
 
-@dataclass(frozen=True)
+@frozen
 class Axis:
     """One grid dimension: a profile parameter (values as exact decimal text) or a kernel param."""
 

@@ -20,8 +20,7 @@ the bounds checks :mod:`.ranges` shows cannot fail.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..lang.frozen import frozen
 from ..lang.isa import Update
 from .blocks import Block, Branch, Cfg, Goto, Untranslatable
 from .engine import Armed
@@ -30,7 +29,7 @@ from .nic import NIC
 from .pygen import END, FAULT, OFF_END, RECOUNT, plan_code
 
 
-@dataclass(frozen=True)
+@frozen
 class Translation:
     """The IR of a program and what its caller needs to run it."""
 

@@ -22,9 +22,9 @@ import math
 import operator
 import struct
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from ..lang.check import broadcasts
+from ..lang.frozen import frozen
 from ..lang.isa import CONVERT, I64_MAX, I64_MIN, ArithmeticFault
 from ..lang.program import Affine, Imm, Ref, Slice
 from .blocks import Untranslatable
@@ -135,7 +135,7 @@ class IR:
         self.label(done)
 
 
-@dataclass(frozen=True)
+@frozen
 class Layout:
     """A checked reference: its storage pointer, element type, base address and the (count,
     step) runs of its elements' offsets, row-major (the reference's order)."""

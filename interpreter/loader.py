@@ -10,11 +10,12 @@ priced under any number of profiles without running it again (``inca report --gr
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 from typing import TextIO
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, quote_file
+from ..lang.frozen import frozen
 from ..lang.isa import OPCODES, OpClass
 from ..lang.program import Imm, vector_elements
 from ..lang.tuples import DONE, PC, TupleProgram
@@ -34,7 +35,7 @@ __all__ = ["CLASSES", "ENGINES", "Priced", "RunResult", "Tally", "execute", "ins
 ENGINES = ("auto", "reference", "python", "llvm")
 
 
-@dataclass(frozen=True)
+@frozen
 class TupleInfo:
     """Static facts about one tuple under a profile."""
 
@@ -73,7 +74,7 @@ def tally(tp: TupleProgram, fires: list[int]) -> Tally:
     return Tally(tp.source or "inca", data_bytes(tp), tuple((*g, groups[g]) for g in order))
 
 
-@dataclass(frozen=True)
+@frozen
 class RunResult:
     """Outputs and statistics of one run."""
 

@@ -6,16 +6,16 @@ like a study read back from its cache, imports no engine and no program model.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 
+from ..lang.frozen import frozen
 from ..lang.isa import OpClass
 from .profiles import Profile
 
 CLASSES = ("PUTL", "ALU", "BLEZ", "JMP")
 
 
-@dataclass(frozen=True)
+@frozen
 class Tally:
     """A run's fire counts grouped by what the cost model prices, and the data size the footprint
     check needs: everything :func:`price` reads, and nothing a profile changes."""
@@ -26,7 +26,7 @@ class Tally:
     groups: tuple[tuple[OpClass, bool, int | None, int], ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Priced:
     """The statistics of a run under one profile."""
 

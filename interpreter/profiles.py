@@ -6,12 +6,12 @@ All parameters are exact rationals (:class:`fractions.Fraction`), so ``elem_gap 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from fractions import Fraction
 from pathlib import Path
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..lang.frozen import frozen
 from ..lang.isa import OpClass
 from ..lang.numbers import NumberError, parse_fraction
 from ..lang.userfiles import read_text
@@ -83,7 +83,7 @@ def format_number(v: Fraction) -> str:
     return f"{float(v):.{digits}f}" if digits <= 15 else f"{v.numerator}/{v.denominator}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Profile:
     """A named cost profile: where data lives (``scratchpad`` or ``host``) and its parameters."""
 

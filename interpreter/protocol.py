@@ -9,17 +9,17 @@ and it uses none of them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 
 from ..lang.diagnostics import DiagnosticError, Source, did_you_mean, short
+from ..lang.frozen import frozen
 from ..lang.numbers import NumberError, parse_int
 from ..lang.program import format_value
 from .inputs import nest, to_text
 from .loader import RunResult, ns_text, summary_lines, time_us_text
 
 
-@dataclass(frozen=True)
+@frozen
 class Reply:
     """What one line of input produced: text to show (an error's goes to stderr), whether the
     chunk needs more lines, whether the session ends."""
@@ -30,7 +30,7 @@ class Reply:
     quit: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Command:
     """One REPL command: its name, how its arguments are written, what it does."""
 
@@ -93,7 +93,7 @@ def help_text(word: str | None = None, col: int = 1, src: Source | None = None) 
             "Any unique prefix of a command works.\ncommands:\n" + "\n".join(rows))
 
 
-@dataclass(frozen=True)
+@frozen
 class Args:
     """A command's arguments with their columns, and diagnostics pointing at them."""
 

@@ -8,8 +8,8 @@ program it cannot translate (only a hand-built one the loader would refuse) runs
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
+from ..lang.frozen import frozen
 from .blocks import Untranslatable, analyse, block_fires
 from .engine import Execution, arm, fault_at, finish, off_end, prepare, run_fast
 from .engine import run as run_reference
@@ -17,7 +17,7 @@ from .nic import NIC, CountingEvent
 from .pygen import FAULT, OFF_END, RECOUNT, translate
 
 
-@dataclass(frozen=True)
+@frozen
 class Paused:
     """A run stopped on a block header after ``steps`` steps in all (``pause``), for another
     engine to go on from there: this engine's fires per PC value."""

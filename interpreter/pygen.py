@@ -22,9 +22,9 @@ scalars from storage and stores them back before it returns ``(status, where, co
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
+from ..lang.frozen import frozen
 from ..lang.isa import OPCODES, ArithmeticFault, Update, to_i64, wrap64
 from ..lang.program import Ref
 from .blocks import Block, Branch, Cfg, Goto, Stop, Untranslatable, block_successors
@@ -38,7 +38,7 @@ _INLINE = 4  # tuples of a loop test written again after the blocks that jump to
 _CHUNK = 256  # counters unpacked per statement (a statement's targets go on the value stack)
 
 
-@dataclass(frozen=True)
+@frozen
 class Translation:
     """The Python source of a program and what its caller needs to run it."""
 
@@ -86,7 +86,7 @@ def _names(ref: Ref) -> set[str]:
     return {ref.name, *ref.names_read}
 
 
-@dataclass(frozen=True)
+@frozen
 class Plan:
     """What both translating engines (this one and :mod:`.llvmgen`) work out before writing code."""
 
@@ -156,7 +156,7 @@ def _stop(ex: Stop) -> str:
     return f"_x = {END if ex.end else OFF_END}; _p = {ex.pc}"
 
 
-@dataclass(frozen=True)
+@frozen
 class _Blocks:
     """What writing a block's code needs."""
 

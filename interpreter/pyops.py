@@ -18,11 +18,11 @@ from __future__ import annotations
 import functools
 import math
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from ..lang.isa import CONVERT, I64_MAX, I64_MIN, OPCODES, ArithmeticFault, Update, semantics, wrap64
 from ..lang.program import Affine, Imm, Ref, Slice
 from ..lang.check import broadcasts
+from ..lang.frozen import frozen
 from .blocks import Untranslatable
 from .engine import BoundsFault, Slot, broadcast_map
 from .nic import Buffer
@@ -67,7 +67,7 @@ class Writer:
         self.depth -= 1
 
 
-@dataclass(frozen=True)
+@frozen
 class Layout:
     """A reference's addressing: per dimension (first index, last - first, size) as Python
     text, its base address, and its elements' offsets from the base as (count, step) runs,

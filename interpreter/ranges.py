@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from dataclasses import dataclass
 
+from ..lang.frozen import frozen
 from ..lang.isa import CONVERT, I64_MAX, I64_MIN, ArithmeticFault, Update
 from ..lang.program import Affine, Imm, Ref, Slice
 from .blocks import Branch, Cfg, Goto, block_successors
@@ -31,7 +31,7 @@ FULL: Interval = (I64_MIN, I64_MAX)
 _WIDEN_AFTER = 1  # visits of a header before its growing bounds jump to the next constant
 
 
-@dataclass(frozen=True)
+@frozen
 class Fact:
     """``v == k + off`` (``op`` None), or ``v == (1 if k + off OP s else 0)`` with s in ``bound``."""
 
@@ -41,7 +41,7 @@ class Fact:
     bound: Interval = FULL
 
 
-@dataclass(frozen=True)
+@frozen
 class State:
     """Intervals of the tracked scalars (absent: the whole of i64) and facts about them; the
     dicts are never changed once made (a new state is made instead)."""

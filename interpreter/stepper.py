@@ -11,9 +11,9 @@ of the REPL.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from fractions import Fraction
 
+from ..lang.frozen import frozen
 from ..lang.isa import ArithmeticFault
 from ..lang.tuples import TupleProgram
 from .engine import (BoundsFault, Execution, RuntimeFault, StepLimit, fault_at, fires_by_tuple,
@@ -23,7 +23,7 @@ from .nic import NIC
 from .profiles import Profile
 
 
-@dataclass(frozen=True)
+@frozen
 class Where:
     """A source line a tuple came from (file as the tuple's location names it)."""
 

@@ -13,12 +13,12 @@ import hashlib
 import itertools
 import os
 import sys
-from dataclasses import dataclass
 from fractions import Fraction
 from operator import itemgetter
 from pathlib import Path
 from typing import Callable, NamedTuple
 
+from ..lang.frozen import frozen
 from .cache import Cache, digest, priced_from, profile_key, tally_body, tally_from, toolchain
 from .grid import MAX_ROWS, Axis
 from .paper import PaperFigures
@@ -65,7 +65,7 @@ class Row(NamedTuple):
         return all(checks) if checks else None
 
 
-@dataclass(frozen=True)
+@frozen
 class Study:
     """Every dimension of a study, checked."""
 
@@ -79,7 +79,7 @@ class Study:
     show_engine: bool = False  # an engine column (the engine was chosen explicitly)
 
 
-@dataclass(frozen=True)
+@frozen
 class Point:
     """A profile of the study: a named profile with the grid's parameter values applied."""
 
@@ -91,7 +91,7 @@ class Point:
     overridden: bool
 
 
-@dataclass(frozen=True)
+@frozen
 class Run:
     """One execution: what is compiled and run once."""
 
@@ -103,7 +103,7 @@ class Run:
     kparams: tuple[tuple[str, int], ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Task:
     """What a worker needs: the kernel's text travels with it, so a cluster's workers need only
     incac installed, not the study's files."""
@@ -123,7 +123,7 @@ def cell(instructions: int, time_ns: Fraction) -> Cell:
     return instructions, time_ns.numerator, time_ns.denominator
 
 
-@dataclass(frozen=True)
+@frozen
 class Done:
     """A finished task: the program's hash, its tally and the priced cells."""
 

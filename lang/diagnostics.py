@@ -11,7 +11,6 @@ Every error a user can cause (a bad program, a bad tuple file, a runtime fault) 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from typing import Iterable
 
 from ..stdlib import file_of
@@ -31,7 +30,7 @@ class Loc:
         return f"{self.file}:{self.line}:{self.col}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Diagnostic:
     """One message about the user's input, with where it points and what might fix it."""
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass
 from enum import Enum
 from typing import Callable
+
+from .frozen import frozen
 
 I64_MIN = -(1 << 63)
 I64_MAX = (1 << 63) - 1
@@ -157,7 +158,7 @@ def _compare(rel: Callable, one):
     return f
 
 
-@dataclass(frozen=True)
+@frozen
 class OpSpec:
     """One opcode: everything any stage needs to know about it."""
 

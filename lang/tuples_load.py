@@ -12,10 +12,10 @@ diagnostic reported.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from .check import check_decls, check_program
 from .diagnostics import Diagnostic, DiagnosticError, Loc
+from .frozen import frozen
 from .gcpause import collector_paused
 from .inference import infer_scalar_types
 from .isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form, Update
@@ -58,7 +58,7 @@ def _keys(j, what: str, required: tuple[str, ...], optional: tuple[str, ...] = (
         raise _Invalid(f"{what} has unknown keys {', '.join(repr(k) for k in extra)}")
 
 
-@dataclass(frozen=True)
+@frozen
 class _Decoded:
     """A decoded document, before any rule of the assembler is applied to it.
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from ...lang.frozen import frozen
 from .ast import (Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile, For, If, IfExpr,
                   Index, Loop, Name, Not, Num, Unary, While, nodes, statements)
 from .checked import Checked, Jump, Mark, Seq, TailLoop
@@ -205,7 +206,7 @@ def _once(site: _Site) -> bool:
     return sorted(used) == sorted(site.loops) and len(set(used)) == len(used)
 
 
-@dataclass(frozen=True)
+@frozen
 class Plan:
     """Inputs that may be evaluated into in place, and outputs stored in an input's buffer."""
 

@@ -9,8 +9,8 @@ path reports nothing, so it never points at one). Any character lark's lexer wou
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ...lang.frozen import frozen
 from .tokens import KEYWORDS
 
 
@@ -81,7 +81,7 @@ def _kind(token: str) -> str:
     return _FIXED.get(token, _OTHER) if token else _END
 
 
-@dataclass(frozen=True)
+@frozen
 class Tokens:
     """The token stream as parallel lists (the parser indexes them), ending with ``$END``.
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Source
+from ...lang.frozen import frozen
 from ...lang.program import Decl, Program
 from .ast import (Assign, CallStmt, DoWhile, For, Func, If, Loop, Module, Name, Num, Param, TypeRef,
                   Use, VarDecl, While)
@@ -54,7 +55,7 @@ class Context:
     include: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Chunk:
     """One chunk, compiled, and what the context becomes once it has run."""
 

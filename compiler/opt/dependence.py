@@ -12,15 +12,15 @@ passes ask the same few questions many times (convolution at -O2: 417 questions,
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ...lang.frozen import frozen
 from ..incaq.ast import Index
 from ..incaq.checked import Sym
 from .ir import Span, affine
 
 
-@dataclass(frozen=True)
+@frozen
 class Access:
     """One array access of a loop body: ``write`` tells a store from a load."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ...lang.frozen import frozen
 from ..incaq.checked import Checked
 from .canon import canon
 from .compact import compact
@@ -29,7 +30,7 @@ from .unroll import unroll
 from .vectorise import vectorise
 
 
-@dataclass(frozen=True)
+@frozen
 class Level:
     """An optimisation level: 0, 1 or 2, and whether fast-math (-Ofast) is on."""
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...lang.diagnostics import Loc
+from ...lang.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Remark:
     """One remark: ``kind`` is ``done`` or ``missed``; ``pass_name`` is the pass that made it."""
 

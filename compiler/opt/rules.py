@@ -10,10 +10,10 @@ Flags: ``()`` always (bit-exact); ``("nsz",)`` only when the sign of zero may be
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ...lang.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Rule:
     """``x OP c -> result`` (``side`` says which operand is the constant ``c``)."""
 
@@ -48,7 +48,7 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Identity:
     """``lhs = rhs`` for every value of the variables, in type ``dtype``: the rewrites of a shape a
     :class:`Rule` cannot say, on which passes that restructure code rely.
