@@ -1,4 +1,4 @@
-"""Dependence: can two iterations of a loop touch the same element? Decided exactly by z3.
+"""Dependence: can two iterations of a loop touch the same element? Decided exactly, by z3.
 
 An access is an array name and its index expressions, affine in the loop variable, in scalars the
 loop does not write (the same value in both iterations) and, for a vector index (:class:`Span`),
@@ -9,6 +9,8 @@ question is handed to z3 as SMT-LIB text, parsed in one call: built term by term
 Python API, the same constraints cost about twenty times as much as z3 takes to answer them
 (most of an -O2 compilation's time). And the answers are remembered by the question's text: the
 passes ask the same few questions many times (convolution at -O2: 417 questions, 7 different).
+The two commonest kinds of question are answered without z3 (:func:`_known_answer`), exactly as
+z3 answers them (a test compares the two on random accesses).
 """
 from __future__ import annotations
 
@@ -78,8 +80,45 @@ def conflict(a: Access, b: Access, var: str, lo: int, hi: int, syms: dict[str, S
     facts.append(f"(>= {i1} {_num(lo)}) (< {i1} {_num(hi)}) (>= {i2} {_num(lo)}) (< {i2} {_num(hi)}) "
                  f"(distinct {i1} {i2})")
     symbols = [i1, i2, *(t for t, _ in fresh), *(_symbol(n) for n in sorted(names))]
+    known = _known_answer(a, b, var, lo, hi, syms, ranges)
+    if known is not None:
+        return known
     return _satisfiable("".join(f"(declare-const {x} Int)" for x in symbols)
                         + f"(assert (and {' '.join(facts)}))")
+
+
+def _known_answer(a: Access, b: Access, var: str, lo: int, hi: int, syms: dict[str, Sym],
+                  ranges: dict[str, tuple[int, int]]) -> bool | None:
+    """z3's answer to :func:`conflict`'s question where one reading of the indices gives it, else
+    None. Most questions of the paper's kernels are of two kinds; answering them here leaves z3
+    unimported by their -O2 compilations (importing it is a third of one):
+
+    - some index is the same affine form in a and b with a non-zero multiple ``c`` of the loop
+      variable (``X[i]`` against ``X[i]``): ``c*i1 + r = c*i2 + r`` gives ``i1 = i2``, so two
+      distinct iterations never meet (unsatisfiable);
+    - every index is the same form in a and b, none moving with the loop variable (a Span: the
+      same start, step and length): every choice of the other symbols makes them equal, so any
+      two distinct iterations meet, when there are two and every range is non-empty."""
+    same_everywhere = True
+    for x, y in zip(a.index, b.index):
+        if isinstance(x, Span) or isinstance(y, Span):
+            if not (isinstance(x, Span) and isinstance(y, Span) and x.step == y.step
+                    and x.length == y.length >= 1):
+                same_everywhere = False
+                continue
+            x, y = x.start, y.start
+            form = affine(x, syms)
+            if form is None or var in form[1] or form != affine(y, syms):
+                same_everywhere = False
+            continue
+        form = affine(x, syms)
+        if form is None or form != affine(y, syms):
+            same_everywhere = False
+        elif form[1].get(var):
+            return False
+    if same_everywhere and hi - lo >= 2 and all(rlo < rhi for rlo, rhi in ranges.values()):
+        return True
+    return None
 
 
 @lru_cache(maxsize=1024)
