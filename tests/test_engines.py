@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import strategies as st
 
 from engine_fuzz import outcome, programs
 from inca.compiler.assembler import assemble_text
@@ -153,6 +154,52 @@ def test_random_programs_run_alike_on_llvm(case):
     assert outcome(tp, inputs, budget, llvm_run) == outcome(tp, inputs, budget, engine.run)
 
 
+@contextlib.contextmanager
+def tier_steps(n: int):
+    """The llvm engine moving to its second tier after ``n`` steps (a run of the paper's sizes
+    takes millions before it would)."""
+    was = llvmengine.TIER_STEPS
+    llvmengine.TIER_STEPS = n
+    try:
+        yield
+    finally:
+        llvmengine.TIER_STEPS = was
+
+
+@settings(max_examples=LLVM_FUZZ_EXAMPLES // 2, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs(), st.integers(0, 20))
+def test_random_programs_run_alike_on_llvm_moving_tier_part_way(case, tier):
+    tp, inputs, budget = case
+    note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}\ntier {tier}")
+    with tier_steps(tier):
+        assert outcome(tp, inputs, budget, llvm_run) == outcome(tp, inputs, budget, engine.run)
+
+
+def test_a_long_run_moves_to_the_second_tier_once_and_a_short_one_never(monkeypatch):
+    path = ROOT / "examples" / "asm" / "matrix-multiplication.incaa"
+    tp = encode(assemble_text(path.read_text(encoding="utf-8"), str(path), {"R": 3, "C": 4}))
+    inputs = gather_inputs({b.name: b for b in tp.buffers}, [], 1)
+    compiled = []
+    real = llvmengine.compile_ir
+
+    def spy(ir, level=llvmengine.OPT_LEVEL, name="kernel", passes=True):
+        compiled.append((level, passes))
+        return real(ir, level, name, passes)
+
+    monkeypatch.setattr(llvmengine, "compile_ir", spy)
+    want = outcome(tp, inputs, 100_000, engine.run)
+    assert outcome(tp, inputs, 100_000, llvm_run) == want
+    assert compiled == [(2, False)]
+    compiled.clear()
+    with tier_steps(50):
+        assert outcome(tp, inputs, 100_000, llvm_run) == want
+    assert compiled == [(2, False), (2, True)]
+    compiled.clear()
+    assert outcome(tp, inputs, 100_000, functools.partial(llvm_run, level=2)) == want
+    assert compiled == [(2, True)]  # a level asked for is compiled as asked, in one tier
+
+
 # ---- the operations -----------------------------------------------------------------------------
 
 I64S = [0, 1, -1, 2, -2, 3, 7, 63, 64, 65, -64, I64_MIN, I64_MAX, I64_MIN + 1, I64_MAX - 1, 1 << 62]
@@ -262,6 +309,8 @@ def test_a_step_budget_stops_at_the_same_tuple_whatever_it_is():
         want = outcome(tp, inputs, budget, engine.run)
         assert outcome(tp, inputs, budget, pyengine.run) == want
         assert outcome(tp, inputs, budget, llvm_run) == want
+        with tier_steps(budget // 2):  # and moving to the llvm engine's second tier on the way
+            assert outcome(tp, inputs, budget, llvm_run) == want
 
 
 def test_an_endless_loop_stops_with_the_reference_s_message():
