@@ -10,7 +10,8 @@ Each random tuple program runs on the reference and on the chosen engine from th
 and step budget; how the run ended (fire counts and steps, or the fault's message, tuple and
 kind), the counters and every buffer's storage must agree bit for bit; the llvm engine must also
 run every program itself (a program whose machine code would call an unresolved runtime symbol,
-or that it would leave to another engine, is a mismatch). ``auto`` hands each run over from the
+or that it would leave to another engine, is a mismatch), and moves to its second tier (full
+-O2) after a random number of steps (0-300). ``auto`` hands each run over from the
 reference to the python engine and on to the llvm engine after random numbers of steps (0-300
 each). The default test suite runs 300
 programs of the same generator on the python engine and 60 on llvm (``tests/test_engines.py``). Prints the programs run, how their
@@ -37,6 +38,16 @@ from inca.interpreter import engine, llvmengine, pyengine, selection  # noqa: E4
 from inca.interpreter.blocks import Untranslatable  # noqa: E402
 
 
+def _llvm_tiered(tier_steps: int, *args, **kwargs):
+    """The llvm engine (strict) moving to its second tier after ``tier_steps`` steps."""
+    was = llvmengine.TIER_STEPS
+    llvmengine.TIER_STEPS = tier_steps
+    try:
+        return llvmengine.run(*args, strict=True, **kwargs)
+    finally:
+        llvmengine.TIER_STEPS = was
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", type=int, default=10_000, help="random programs (default 10000)")
@@ -45,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="the engine checked against the reference (default python)")
     args = ap.parse_args(argv)
     runs = {"python": lambda first, second: pyengine.run,
-            "llvm": lambda first, second: functools.partial(llvmengine.run, strict=True),
+            "llvm": lambda first, second: functools.partial(_llvm_tiered, first),
             "auto": lambda first, second: functools.partial(selection.run, first=first, second=second)}
     ends: Counter = Counter()
     mismatches = 0

@@ -33,11 +33,11 @@ STEPS_PER_TUPLE = 160
 
 
 #: The llvm engine's fixed cost, in python engine steps (one step is about 0.08 us on matrix
-#: multiplication): loading llvmlite, about 35 ms once per process, and LLVM's optimisation and
-#: code generation, about 40 ms for a kernel and more for a longer program (bench_engines.py's
-#: phases).
+#: multiplication): loading llvmlite, about 35 ms once per process, and compiling its first tier
+#: (LLVM's code generation without the pass pipeline, llvmengine.TIER_STEPS), about 10 ms for a
+#: kernel and 0.3-0.8 ms more per armed tuple (bench_engines.py's phases).
 LLVM_LOAD_STEPS = 450_000
-LLVM_MIN_STEPS = 500_000
+LLVM_MIN_STEPS = 125_000
 LLVM_STEPS_PER_TUPLE = 5_000
 
 
