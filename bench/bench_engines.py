@@ -81,11 +81,12 @@ def phases(tp, profile, inputs) -> tuple[float, float, float]:
     return t1 - t0, t2 - t1, time.perf_counter() - t2
 
 
-def llvm_phases(tp, profile, inputs, max_steps: int, passes: bool | None = None
+def llvm_phases(tp, profile, inputs, max_steps: int, full: bool | None = None
                 ) -> tuple[float, float, float, str]:
     """Seconds the llvm engine spends translating into IR, compiling (cache emptied first) and
     running the compiled function once from the start, and how it compiled: as the engine's first
-    tier does (``passes`` None), or at its level with the pass pipeline (True) or without (False)."""
+    tier does (``full`` None), or at its level with the whole pass pipeline (True) or as the first
+    tier (False)."""
     nic = NIC(profile)
     pc, _ = install(tp, nic, inputs)
     nic.ct_set(pc, 1)
@@ -96,8 +97,8 @@ def llvm_phases(tp, profile, inputs, max_steps: int, passes: bool | None = None
     t1 = time.perf_counter()
     llvmengine._cache.clear()
     level, first = llvmengine.first_tier(tr.ir)
-    passes = first if passes is None else passes
-    keep, address = llvmengine.compile_ir(tr.ir, level, passes=passes)
+    full = first if full is None else full
+    keep, address = llvmengine.compile_ir(tr.ir, level, full=full)
     t2 = time.perf_counter()
     arrays = llvmengine.pack(nic, tr.storage)
     kernel = llvmengine.kernel_function(address, len(arrays))
@@ -106,7 +107,7 @@ def llvm_phases(tp, profile, inputs, max_steps: int, passes: bool | None = None
     pointers = [a.buffer_info()[0] for a in arrays]
     t3 = time.perf_counter()
     kernel(counts, ctypes.byref(where), max_steps, cfg.entry, *pointers)
-    how = f"LLVM -O{level}" + ("" if passes else " code generation only")
+    how = f"LLVM -O{level}" + ("" if full else " code generation after SROA alone")
     return t1 - t0, t2 - t1, time.perf_counter() - t3, how
 
 
@@ -201,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     if "llvm" in names:
         # the first tier, then the full pipeline: which runs a whole run depends on its length
         # (llvmengine.TIER_STEPS); the rate of each, excluding compilation
-        for passes in (None, True):
-            tr, comp, run, how = min((llvm_phases(tp, profile, inputs, args.max_steps, passes)
+        for full in (None, True):
+            tr, comp, run, how = min((llvm_phases(tp, profile, inputs, args.max_steps, full)
                                       for _ in range(3)), key=lambda p: p[2])
             rate = first.instructions / run
             print(f"llvm engine       translation {tr * 1e3:.2f} ms, compile ({how}) "

@@ -10,11 +10,11 @@ fault and raising its own message. A run whose step budget runs out before the n
 its last tuples to the reference as the python engine does.
 
 llvmlite is imported on first use only; without it the engine raises :class:`LLVMUnavailable`.
-A run is compiled in two tiers: first by LLVM's -O2 code generation alone, without its pass
-pipeline (matrix multiplication: 13 ms against 40 with the pipeline, and 15-35% slower to run),
-and, when the run goes on past :data:`TIER_STEPS` steps, at full -O2, going on from the next loop
-header with the same buffers and counters (the two functions are compiled from one IR, so they
-compute the same).
+A run is compiled in two tiers: first by SROA alone (the scalars out of memory into registers)
+and LLVM's -O2 code generation, without the rest of the pass pipeline (matrix multiplication:
+15 ms against 39 with the pipeline, and 13% slower to run), and, when the run goes on past
+:data:`TIER_STEPS` steps, at full -O2, going on from the next loop header with the same buffers
+and counters (the two functions are compiled from one IR, so they compute the same).
 
 Compiled functions are cached per process by their IR and optimisation level. Every symbol the
 machine code needs must resolve in this process: LLVM may lower 128-bit division into a call to
@@ -44,11 +44,12 @@ OPT_LEVEL = 2  # LLVM's -O2 pipeline and code generation
 # about 500 lines.
 BIG_IR_LINES = 2500
 #: Steps a run takes in the first tier before it is compiled at full -O2. On matrix multiplication
-#: the pipeline costs 20-28 ms more to compile and saves 0.09-0.22 ns a step (1.5 against 1.7 G
-#: steps a second at payload 131072, 1.2 against 1.7 at 524288 with the base profile), so it pays
-#: off after 100-300 M more steps. Moving after about that many (the rent-or-buy rule) costs a run
-#: of any length at most about twice what the better single choice would.
-TIER_STEPS = 120_000_000
+#: the pipeline costs 12-25 ms more to compile and saves 0.07-0.14 ns a step (at payload 131072 a
+#: run of 10.3-10.6 ms against 8.3-9.4; at 524288 with the base profile 82-90 against 62-79,
+#: measured in different spells of a shared machine), so it pays off after 100-350 M more steps.
+#: Moving after about that many (the rent-or-buy rule) costs a run of any length at most about
+#: twice what the better single choice would; at the high end, the paper's sizes never move.
+TIER_STEPS = 300_000_000
 _CACHE_SIZE = 64
 _llvm: dict[str, object] = {}  # the binding module and a target machine per level, once loaded
 _cache: OrderedDict[tuple[str, int, bool], tuple[object, object]] = OrderedDict()
@@ -104,11 +105,12 @@ def undefined_symbols(obj: bytes) -> list[str]:
     return names
 
 
-def compile_ir(ir: str, level: int = OPT_LEVEL, name: str = "kernel", passes: bool = True):
+def compile_ir(ir: str, level: int = OPT_LEVEL, name: str = "kernel", full: bool = True):
     """The address of function ``name`` of ``ir`` compiled at LLVM -O``level`` (cached), and its
-    execution engine (keep it alive while the function may run). ``passes=False``: code
-    generation at -O``level`` only, without the optimisation pipeline."""
-    key = (ir, level, passes)
+    execution engine (keep it alive while the function may run). ``full=False``: the first tier,
+    SROA alone (the scalars out of memory into registers) instead of the -O``level`` pipeline,
+    then code generation at -O``level``."""
+    key = (ir, level, full)
     if key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
@@ -118,9 +120,15 @@ def compile_ir(ir: str, level: int = OPT_LEVEL, name: str = "kernel", passes: bo
     mod.triple = tm.triple
     mod.data_layout = str(tm.target_data)
     mod.verify()
-    if passes:
-        pb = llvm.create_pass_builder(tm, llvm.PipelineTuningOptions(speed_level=level))
+    pb = llvm.create_pass_builder(tm, llvm.PipelineTuningOptions(speed_level=level))
+    if full:
         pb.getModulePassManager().run(mod, pb)
+    else:
+        fpm = llvm.create_new_function_pass_manager()
+        fpm.add_sroa_pass()
+        for f in mod.functions:
+            if not f.is_declaration:
+                fpm.run(f, pb)
     optimised = str(mod)
     wide = _WIDE_DIVISION.search(optimised)
     if wide:  # lowered to a libgcc call whatever this process provides: refuse it outright
@@ -167,8 +175,8 @@ def choose_level(ir: str) -> int:
 
 
 def first_tier(ir: str, level: int | None = None) -> tuple[int, bool]:
-    """The level and whether to run the pass pipeline for the first compilation of a run
-    (``level``: the one a caller asked for, compiled as asked, in one tier)."""
+    """The level and whether to run the whole pass pipeline (``full``) for the first compilation
+    of a run (``level``: the one a caller asked for, compiled as asked, in one tier)."""
     if level is not None:
         return level, True
     chosen = choose_level(ir)
@@ -200,9 +208,9 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
         if strict:
             raise
         return run_reference(nic, counter, done, max_steps, steps_before=steps_before)
-    chosen, passes = first_tier(tr.ir, level)
+    chosen, full = first_tier(tr.ir, level)
     try:
-        ee, address = compile_ir(tr.ir, chosen, passes=passes)
+        ee, address = compile_ir(tr.ir, chosen, full=full)
     except UnresolvedSymbol:
         if strict:
             raise
@@ -215,7 +223,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     counts = (ctypes.c_int64 * max(1, len(tr.order)))()
     where = ctypes.c_int64()
     # the step count at which the first tier hands over (None: this is the last tier)
-    tier_end = None if passes else steps_before + TIER_STEPS
+    tier_end = None if full else steps_before + TIER_STEPS
     block = counter.value
     fuel = max_steps - steps_before if tier_end is None else min(max_steps, tier_end) - steps_before
     while True:

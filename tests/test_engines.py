@@ -183,9 +183,9 @@ def test_a_long_run_moves_to_the_second_tier_once_and_a_short_one_never(monkeypa
     compiled = []
     real = llvmengine.compile_ir
 
-    def spy(ir, level=llvmengine.OPT_LEVEL, name="kernel", passes=True):
-        compiled.append((level, passes))
-        return real(ir, level, name, passes)
+    def spy(ir, level=llvmengine.OPT_LEVEL, name="kernel", full=True):
+        compiled.append((level, full))
+        return real(ir, level, name, full)
 
     monkeypatch.setattr(llvmengine, "compile_ir", spy)
     want = outcome(tp, inputs, 100_000, engine.run)
