@@ -13,13 +13,15 @@ pickling, ``FrozenInstanceError`` on assignment; ``==`` compares the fields as o
   through its slot's own descriptor.
 - It compiles the source of six methods for every class as the class is made: that was most of
   importing the compiler (the syntax tree's module took 18 ms), paid at every start of the tools,
-  for methods most runs never call. Here only ``__init__`` is compiled then; ``repr``, ``==``,
-  ``hash`` and pickling are compiled for a class when one of them is first used, and refusing
-  assignment is one function for every class.
+  for methods most runs never call. Here nothing is compiled then: ``__init__`` is made from one
+  compiled template per number of fields, its parameters renamed to the fields (``CodeType.replace``)
+  and the setters put in its closure; ``repr``, ``==``, ``hash`` and pickling are compiled for a
+  class when one of them is first used, and refusing assignment is one function for every class.
 """
 from __future__ import annotations
 
 from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
+from types import CellType, CodeType, FunctionType
 from typing import Callable, TypeVar
 
 T = TypeVar("T", bound=type)
@@ -39,9 +41,9 @@ def frozen(cls: T) -> T:
             not f.init or f.kw_only or f.default_factory is not MISSING for f in fs):
         raise TypeError(f"@frozen: {cls.__name__} has a field its __init__ would not just store")
     names = tuple(f.name for f in fs)
-    defaults = [f.default for f in fs if f.default is not MISSING]
-    init = _init_factory(names, tuple(f.default is not MISSING for f in fs))(
-        *[cls.__dict__[n].__set__ for n in names], *defaults)
+    defaults = tuple(f.default for f in fs if f.default is not MISSING)
+    init = _make_init(names, defaults, [cls.__dict__[n].__set__ for n in names],
+                      f"{cls.__qualname__}.__init__")
     _adopt(cls, init)
     init.__annotations__ = {**{f.name: f.type for f in fs}, "return": None}
     for name, stub in _STUBS.items():
@@ -58,16 +60,29 @@ def _adopt(cls: type, method: Callable) -> None:
     setattr(cls, method.__name__, method)
 
 
-def _init_factory(names: tuple[str, ...], has_default: tuple[bool, ...]) -> Callable:
-    """A function of the slot setters and the defaults that returns ``__init__``."""
-    args = [f"_set_{n}" for n in names] + [f"_default_{n}" for n, d in zip(names, has_default) if d]
-    params = ", ".join(f"{n}=_default_{n}" if d else n for n, d in zip(names, has_default))
-    stores = "".join(f"\n        _set_{n}(self, {n})" for n in names) or "\n        pass"
-    scope: dict = {}
-    exec(f"def factory({', '.join(args)}):\n"
-         f"    def __init__(self, {params}):{stores}\n"
-         "    return __init__\n", scope)
-    return scope["factory"]
+_TEMPLATES: dict[int, CodeType] = {}  # number of fields -> the code of a template __init__
+
+
+def _make_init(names: tuple[str, ...], defaults: tuple, setters: list, qualname: str) -> FunctionType:
+    """``__init__(self, *names)`` storing each argument through its slot's setter, the last
+    ``len(defaults)`` arguments with those defaults: the template for this many fields, with
+    the fields' names as its parameters and the setters as the cells of its closure."""
+    if "self" in names:
+        raise TypeError(f"@frozen: {qualname} has a field named 'self'")
+    n = len(names)
+    template = _TEMPLATES.get(n)
+    if template is None:
+        params = ", ".join(f"a{i}" for i in range(n))
+        stores = "".join(f"\n        s{i}(self, a{i})" for i in range(n)) or "\n        pass"
+        scope: dict = {}
+        exec(f"def factory({', '.join(f's{i}' for i in range(n))}):\n"
+             f"    def __init__(self, {params}):{stores}\n"
+             "    return __init__\n", scope)
+        template = _TEMPLATES[n] = scope["factory"](*[None] * n).__code__
+    code = template.replace(co_varnames=("self", *names) + template.co_varnames[n + 1:],
+                            co_qualname=qualname)
+    closure = tuple(CellType(setters[int(free[1:])]) for free in code.co_freevars)
+    return FunctionType(code, {}, "__init__", defaults or None, closure)
 
 
 def _complete(cls: type) -> type:

@@ -191,3 +191,37 @@ def test_every_frozen_record_that_frozen_can_make_is_frozen():
                     continue
                 stock.append(f"{path.relative_to(root)}:{node.name}")
     assert stock == [], f"use @frozen (inca.lang.frozen) for {stock}"
+
+
+def test_init_is_made_from_a_template_with_the_fields_names_and_defaults():
+    @frozen
+    class _Many:  # more than ten fields: the closure's cells follow the template's free names
+        a: int
+        b: int
+        c: int
+        d: int
+        e: int
+        f: int
+        g: int
+        h: int
+        i: int
+        j: int
+        k: int = 10
+        m: int = 11
+
+    m = _Many(0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+    assert [getattr(m, n) for n in "abcdefghijkm"] == list(range(12))
+    assert _Many(*range(12)) == _Many(**{n: v for n, v in zip("abcdefghijkm", range(12))})
+    assert _Many.__init__.__code__.co_qualname.endswith("_Many.__init__")
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'j'"):
+        _Many(*range(9))
+
+    @frozen
+    class _Empty:
+        pass
+
+    assert _Empty() == _Empty() and repr(_Empty()) == "test_init_is_made_from_a_template_with_the_fields_names_and_defaults.<locals>._Empty()"
+    with pytest.raises(TypeError, match="'self'"):
+        @frozen
+        class _Self:
+            self: int
