@@ -126,7 +126,7 @@ class NIC:
                            f"'{name}' needs {nbytes} bytes and {memory.capacity - memory.used} are free")
         memory.used += nbytes
         convert = CONVERT[dtype]
-        data = [convert(v) for v in init] if isinstance(init, tuple) else [convert(init)] * size
+        data = list(map(convert, init)) if isinstance(init, tuple) else [convert(init)] * size
         buf = Buffer(name, dtype, tuple(shape), memory, data)
         self.buffers[name] = buf
         return buf
@@ -151,8 +151,7 @@ class NIC:
         buf = self.buffers[name]
         if len(values) != len(buf.data):
             raise NICError(f"'{name}' holds {len(buf.data)} elements, not {len(values)}")
-        conv = CONVERT[buf.dtype]
-        buf.data[:] = [conv(v) for v in values]
+        buf.data[:] = map(CONVERT[buf.dtype], values)
 
     def read(self, name: str) -> list:
         """Host reads a buffer's elements (flat, row-major)."""
