@@ -200,6 +200,25 @@ def test_a_long_run_moves_to_the_second_tier_once_and_a_short_one_never(monkeypa
     assert compiled == [(2, True)]  # a level asked for is compiled as asked, in one tier
 
 
+def test_a_second_tier_that_would_call_a_missing_symbol_is_not_taken(monkeypatch):
+    path = ROOT / "examples" / "asm" / "matrix-multiplication.incaa"
+    tp = encode(assemble_text(path.read_text(encoding="utf-8"), str(path), {"R": 3, "C": 4}))
+    inputs = gather_inputs({b.name: b for b in tp.buffers}, [], 1)
+    real = llvmengine.compile_ir
+
+    def refuse_the_pipeline(ir, level=llvmengine.OPT_LEVEL, name="kernel", full=True):
+        if full:
+            raise llvmengine.UnresolvedSymbol("the compiled code calls __divti3")
+        return real(ir, level, name, full)
+
+    monkeypatch.setattr(llvmengine, "compile_ir", refuse_the_pipeline)
+    want = outcome(tp, inputs, 100_000, engine.run)
+    with tier_steps(50):  # the run goes on in the first tier
+        assert outcome(tp, inputs, 100_000, llvmengine.run) == want
+        with pytest.raises(llvmengine.UnresolvedSymbol):  # strict, as the fuzzers run it
+            outcome(tp, inputs, 100_000, llvm_run)
+
+
 # ---- the operations -----------------------------------------------------------------------------
 
 I64S = [0, 1, -1, 2, -2, 3, 7, 63, 64, 65, -64, I64_MIN, I64_MAX, I64_MIN + 1, I64_MAX - 1, 1 << 62]
