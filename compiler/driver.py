@@ -213,7 +213,6 @@ def compile_command(args) -> int:
     from ..lang.tuples import encode, listing, to_json
     from ..lang.userfiles import check_output, write_text
     from .frontend import compile_options, load_program
-    from .opt.pipeline import PASS_NAMES, Trace
     from .printer import print_program
 
     options = compile_options(args)
@@ -222,8 +221,11 @@ def compile_command(args) -> int:
     if out != "-":
         check_output(out, "incac", [args.file])  # before compiling: a bad -o fails at once
     prog = None
-    after = PASS_NAMES if "all" in args.print_after else tuple(args.print_after)
-    trace = Trace(after)
+    trace = None  # the optimiser's modules are imported only when it runs or is asked about
+    if options.level is not None or args.print_after or args.remarks:
+        from .opt.pipeline import PASS_NAMES, Trace
+
+        trace = Trace(PASS_NAMES if "all" in args.print_after else tuple(args.print_after))
     if emit == "ast":
         text = emit_ast(args)
     elif emit in ("loopir", "loopir-opt"):
@@ -236,7 +238,7 @@ def compile_command(args) -> int:
             text = listing(encode(prog))
         else:
             text = to_json(encode(prog))
-    for printed in trace.printed:
+    for printed in trace.printed if trace is not None else ():
         sys.stderr.write(printed)
     if args.verify and prog is not None:
         code = verify_command(args, options, prog)

@@ -147,3 +147,16 @@ def test_running_a_short_kernel_leaves_the_heavy_modules_unimported():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("level, loaded", [("-O0", []), ("-O2", ["inca.compiler.opt.pipeline"])])
+def test_compiling_imports_the_optimiser_only_when_it_runs(level, loaded, tmp_path):
+    # and -O2 of a paper kernel needs no z3: the dependence questions are read off the indices
+    kernel = ROOT / "examples" / "kernels" / "matrix-multiplication.incaq"
+    watched = ("inca.compiler.opt.pipeline", "z3", "lark")
+    code = (f"import sys\nfrom inca.compiler import driver\n"
+            f"assert driver.main([{str(kernel)!r}, {level!r}, '-o', {str(tmp_path / 'k.json')!r}]) == 0\n"
+            f"print([m for m in {watched!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == str(loaded)
