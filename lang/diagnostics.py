@@ -10,7 +10,6 @@ Every error a user can cause (a bad program, a bad tuple file, a runtime fault) 
 """
 from __future__ import annotations
 
-import difflib
 from typing import Iterable
 
 from ..stdlib import file_of
@@ -112,6 +111,8 @@ def quote_file(loc: Loc | None) -> str | None:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """A "did you mean" hint for a misspelt name, or None when nothing is close."""
+    import difflib  # here: only a misspelling needs it, and every tool imports this module
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     if not close:
         lowered = {c.lower(): c for c in choices}
