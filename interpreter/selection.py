@@ -34,8 +34,8 @@ STEPS_PER_TUPLE = 160
 
 #: The llvm engine's fixed cost, in python engine steps (one step is about 0.08 us on matrix
 #: multiplication): loading llvmlite, about 35 ms once per process, and compiling its first tier
-#: (LLVM's code generation without the pass pipeline, llvmengine.TIER_STEPS), about 10 ms for a
-#: kernel and 0.3-0.8 ms more per armed tuple (bench_engines.py's phases).
+#: (SROA and LLVM's code generation, without the rest of the pass pipeline: see llvmengine), about
+#: 10-15 ms for a kernel and 0.3-0.8 ms more per armed tuple (bench_engines.py's phases).
 LLVM_LOAD_STEPS = 450_000
 LLVM_MIN_STEPS = 125_000
 LLVM_STEPS_PER_TUPLE = 5_000
