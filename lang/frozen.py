@@ -49,8 +49,8 @@ def frozen(cls: T) -> T:
     for name, stub in _STUBS.items():
         if name not in own:
             setattr(cls, name, stub)
-    cls.__setattr__ = _refuse_assignment
-    cls.__delattr__ = _refuse_deletion
+    cls.__setattr__ = refuse_assignment
+    cls.__delattr__ = refuse_deletion
     return cls
 
 
@@ -142,9 +142,11 @@ def _reduce(self):
 _STUBS = {"__repr__": _repr, "__eq__": _eq, "__hash__": _hash, "__reduce__": _reduce}
 
 
-def _refuse_assignment(self, name: str, value: object) -> None:
+# The ``__setattr__`` and ``__delattr__`` of every frozen node type (a hand-written one too).
+
+def refuse_assignment(self, name: str, value: object) -> None:
     raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
-def _refuse_deletion(self, name: str) -> None:
+def refuse_deletion(self, name: str) -> None:
     raise FrozenInstanceError(f"cannot delete field {name!r}")

@@ -4,12 +4,11 @@ them, :mod:`.tuples_load` reads them back.
 """
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError
 from typing import Callable
 
 from .diagnostics import Loc
 from .gcpause import collector_paused
-from .frozen import frozen
+from .frozen import frozen, refuse_assignment, refuse_deletion
 from .isa import OPCODES, Form, Update
 from .program import Decl, Instr, Operand, Program, Ref
 
@@ -119,11 +118,8 @@ class Tuple:
         return (f"Tuple(k={self.k!r}, op={self.op!r}, trigger={self.trigger!r}, "
                 f"entry={self.entry!r}, loc={self.loc!r})")
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
+    __setattr__ = refuse_assignment
+    __delattr__ = refuse_deletion
 
     def __reduce__(self):
         # the slots as they are (an instruction and a type while the parts are not made)
