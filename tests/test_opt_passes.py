@@ -183,9 +183,29 @@ def test_strength_reduction_still_faults_on_a_zero_divisor():
 
 def test_print_after_shows_the_ir_after_each_named_pass():
     _, trace = compiled(MAP, O2, after=("vectorise", "dce"))
-    assert [p.splitlines()[0] for p in trace.printed] == ["*** IR after vectorise ***",
+    # dce runs twice (before the loop passes and at the end): each run is printed, in order
+    assert [p.splitlines()[0] for p in trace.printed] == ["*** IR after dce ***",
+                                                          "*** IR after vectorise ***",
                                                           "*** IR after dce ***"]
-    assert "C[0:8] = (A[0:8] * B[0:8]) + 1.5" in trace.printed[1]
+    assert "for i in 0 .. 8 do" in trace.printed[0]
+    assert "C[0:8] = (A[0:8] * B[0:8]) + 1.5" in trace.printed[2]
+
+
+def test_dce_remarks_say_where_and_what_each_removed_assignment_was():
+    # a dead value the kernel computes itself (line 6) and the loop's last value of i (at the
+    # loop), each reported at its own statement, not as one count for the whole kernel
+    text = MAP.replace("    C[i] = A[i] * B[i] + 1.5\n", "    C[i] = A[i] * B[i] + 1.5\n    t = i * 2\n")
+    found = [r for r in remarks(text, O2).splitlines() if "[dce]" in r]
+    assert found == ["k.incaq:4:1: remark: [dce] removed 1 assignment to i: nothing reads it",
+                     "k.incaq:6:5: remark: [dce] removed 1 assignment to t: nothing reads it"]
+
+
+def test_dead_code_does_not_stop_vectorisation():
+    # `t = i * 2` uses the loop variable as a value, which the vectoriser refuses; nothing reads
+    # t, so dce runs before the loop passes too and the loop is vectorised as without it
+    text = MAP.replace("    C[i] = A[i] * B[i] + 1.5\n", "    C[i] = A[i] * B[i] + 1.5\n    t = i * 2\n")
+    assert asm(text, O2) == asm(MAP, O2)
+    assert "k.incaq:4:1: remark: [vectorise] vectorised over i (8 elements)" in remarks(text, O2)
 
 
 def test_O0_is_untouched_by_the_optimiser():

@@ -40,8 +40,9 @@ def _in_bounds(t: Index, syms) -> bool:
 
 
 def dce(k: Kernel, remarks: Remarks) -> Kernel:
-    """Remove dead scalar assignments until none is left."""
-    removed = 0
+    """Remove dead scalar assignments until none is left (a remark at each statement that had
+    some, naming what they assigned)."""
+    removed: dict = {}  # the location of each statement removed from -> the names it assigned
     body = k.body
     # how often each name is read; a removed assignment's reads are taken off, so the next
     # round needs no walk over the whole kernel (compact.py's chains are thousands of statements)
@@ -70,12 +71,16 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
         new = map_stmts(body, drop)
         if not gone:
             break
-        removed += len(gone)
+        for s in gone:
+            t = s.target
+            removed.setdefault(s.loc, []).append(t.id if isinstance(t, Name) else t.base)
         body = new
         _count_reads(gone, reads, -1)
-    if removed:
-        remarks.done(None, f"removed {removed} assignment{'s' if removed != 1 else ''} to "
-                     "scalars nothing reads")
+    for loc, names in removed.items():
+        n = len(names)
+        named = sorted(set(names))
+        remarks.done(loc, f"removed {n} assignment{'s' if n != 1 else ''} to {', '.join(named)}: "
+                     f"nothing reads {'it' if len(named) == 1 else 'them'}")
     return k.but(body)
 
 

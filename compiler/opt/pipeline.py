@@ -70,6 +70,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("fold", 1, lambda k, r, lv: fold(k, r, lv.flags)),
     ("strength", 1, lambda k, r, lv: strength(k, r)),
     ("propagate", 1, lambda k, r, lv: propagate(k, r)),
+    ("dce", 1, lambda k, r, lv: dce(k, r)),
     ("licm", 1, lambda k, r, lv: licm(k, r)),
     ("compact", 2, lambda k, r, lv: compact(k, r)),
     ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r)),
