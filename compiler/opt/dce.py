@@ -12,7 +12,7 @@ from .ir import Kernel, Span, const_int, map_stmts, own_exprs, stmts
 from .remarks import Remarks
 
 
-def _faults(e, syms) -> bool:
+def may_fault(e, syms) -> bool:
     """Whether evaluating e may fault: a division, a conversion to i64, an inlined call, or an
     index that is not a constant inside the array."""
     for n in nodes(e):
@@ -40,7 +40,7 @@ def _in_bounds(t: Index, syms) -> bool:
 
 
 def dce(k: Kernel, remarks: Remarks) -> Kernel:
-    """Remove dead scalar assignments until none is left (a remark at each statement that had
+    """Remove dead assignments until none is left (a remark at each statement that had
     some, naming what they assigned)."""
     removed: dict = {}  # the location of each statement removed from -> the names it assigned
     body = k.body
@@ -59,8 +59,8 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
             t = s.target
             name = t.id if isinstance(t, Name) else t.base
             return name in unread \
-                and not _faults(s.value, k.syms) and (isinstance(t, Name) or not any(
-                    _faults(ix, k.syms) for ix in t.indices) and _in_bounds(t, k.syms))
+                and not may_fault(s.value, k.syms) and (isinstance(t, Name) or not any(
+                    may_fault(ix, k.syms) for ix in t.indices) and _in_bounds(t, k.syms))
         gone: list = []
 
         def drop(s) -> tuple:
