@@ -257,6 +257,15 @@ def test_O0_is_untouched_by_the_optimiser():
     assert not trace.remarks.items and "JMP" in print_program(prog)
 
 
+@pytest.mark.parametrize("level", (O1, O2, FAST))
+def test_loops_with_empty_bodies_compile_at_every_level(level):
+    # the fuzzer's case: interchange took the innermost statement of a nest without checking that
+    # there was one (an internal compiler error at -O2)
+    text = ("output k: i64\nk = 3\nfor i in 0 .. 3 do {\n    for j in 0 .. 2 do {\n    }\n}\n"
+            "for i in 0 .. 0 do {\n    for j in 0 .. 0 do {\n    }\n}\n")
+    assert run(text, level, {}).outputs == run(text, None, {}).outputs
+
+
 # ---- if-conversion -------------------------------------------------------------------------------
 
 # the filter kernel with a two-part condition: the compact pass (test_opt_compact.py) takes a

@@ -28,8 +28,8 @@ def _nest(s) -> list[For] | None:
         if len(s.body) != 1:
             break
         s = s.body[0]
-    return loops if len(loops) >= 2 and isinstance(loops[-1].body[0], Assign) \
-        and len(loops[-1].body) == 1 else None
+    return loops if len(loops) >= 2 and len(loops[-1].body) == 1 \
+        and isinstance(loops[-1].body[0], Assign) else None
 
 
 def _try(s: For, k: Kernel, remarks: Remarks) -> For | None:
