@@ -321,6 +321,52 @@ def test_an_f64_clamp_at_zero_keeps_its_branch():
     assert repr(run(text, O2, {"A": a}).outputs) == repr(run(text, None, {"A": a}).outputs)
 
 
+RUNNING = ("input Q: {t}[64]\ninput j: i64\noutput q: {t}\nq = Q[0]\nfor i in 1 .. 64 do {{\n"
+           "    if {cond} then {{\n        q = {k}\n    }}\n}}\n")
+
+
+@pytest.mark.parametrize("cond, k, func", (("Q[i] > q", "Q[i]", "max"), ("q < Q[i]", "Q[i]", "max"),
+                                           ("Q[i] < q", "Q[i]", "min"), ("q >= Q[i + j]", "Q[i + j]", "min")))
+def test_a_running_maximum_becomes_a_reduction(cond, k, func):
+    # the element may be either side of the compare; the i64 forms are exact (rules clamp<, ...)
+    text = RUNNING.format(t="i64", cond=cond, k=k)
+    assert f"turned into {func}(q, {k.replace('i + j', '(i + j)')})" in remarks(text, O2)
+    q = [(-1) ** n * (n * 7919 % 1000) for n in range(64)]
+    q[17], q[40] = 9223372036854775807, -9223372036854775808
+    inputs = {"Q": q, "j": [0]}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs and o2.time_ns < o0.time_ns / 5
+
+
+def test_a_running_maximum_still_faults_where_it_did():
+    text = RUNNING.format(t="i64", cond="Q[i + j] > q", k="Q[i + j]")
+    faults = []
+    for level in (None, O2):
+        with pytest.raises(RuntimeFault) as caught:
+            run(text, level, {"Q": list(range(64)), "j": [1]})
+        faults.append(str(caught.value))
+    assert faults == ["index 64 is out of bounds for 'Q' (dimension 0 has size 64)"] * 2
+
+
+def test_an_f64_running_maximum_is_a_reduction_only_at_Ofast():
+    # the branch keeps q where Q[i] is NaN or where q is -0.0 and Q[i] is 0.0; max would not
+    text = RUNNING.format(t="f64", cond="Q[i] > q", k="Q[i]")
+    assert "if on q kept as a branch: as max it would differ on NaN and on -0.0 (use -Ofast)" \
+        in remarks(text, O2)
+    assert "turned into max(q, Q[i])" in remarks(text, FAST)
+    q = [-0.0, 0.0, float("nan")] + [(n * 0.37) % 5.0 - 2.5 for n in range(61)]
+    nan = run(text, O2, {"Q": q, "j": [0]}).outputs, run(text, None, {"Q": q, "j": [0]}).outputs
+    assert repr(nan[0]) == repr(nan[1])
+    finite = {"Q": q[3:] + [1.0, 2.0, 3.0], "j": [0]}
+    assert run(text, FAST, finite).outputs == run(text, None, finite).outputs
+
+
+def test_a_bound_that_calls_a_function_keeps_its_branch():
+    text = ("input Q: i64[8]\noutput q: i64\nfunc f(a: i64) -> i64 {\n    b = a * 2\n    return b\n}\n"
+            "for i in 0 .. 8 do {\n    if f(Q[i]) > q then {\n        q = f(Q[i])\n    }\n}\n")
+    assert "turned into max" not in remarks(text, O2)
+
+
 @pytest.mark.parametrize("op", ["and", "or"])
 def test_a_truth_value_short_circuits_once_its_right_side_needs_instructions(op):
     # Regression (fuzz): folding V[min(max(k, 0), 5)] to V[5] made the right side unable to fault,

@@ -155,6 +155,8 @@ def _term(t, v: dict, dtype: str):
         one, zero = (z3.BitVecVal(1, 64), z3.BitVecVal(0, 64)) if dtype == "i64" else \
             (z3.FPVal(1.0, F64), z3.FPVal(0.0, F64))
         return z3.If(a[0], one, zero)
+    if op in ("max", "min"):
+        return (i64_op if dtype == "i64" else f64_op)(op, *a)
     if dtype == "i64":
         return {"+": lambda: a[0] + a[1], "-": lambda: a[0] - a[1], "<": lambda: a[0] < a[1],
                 "<=": lambda: a[0] <= a[1], ">": lambda: a[0] > a[1], ">=": lambda: a[0] >= a[1],

@@ -1,6 +1,7 @@
 """Pass ``ifconvert`` (-O2): conditionals become straight-line code.
 
-A clamp ``if x < K then x = K`` becomes ``x = max(x, K)`` (and ``>``, ``min``), anywhere; a step
+A clamp ``if x < K then x = K`` (or ``if K > x``) becomes ``x = max(x, K)`` (and ``>``, ``min``),
+anywhere: with K an element, a running maximum is then a reduction; a step
 ``if c then x = x + 1`` (``- 1``) on an i64 scalar becomes ``x = x + c`` (rules ``if-inc`` and
 ``if-dec`` of rules.py).
 
@@ -27,7 +28,7 @@ from ..incaq.checked import Seq, type_of
 from . import show
 from .ir import Kernel, affine, const_int, map_stmts, names_read, own_exprs, stmts, write_counts
 from .remarks import Remarks
-from .rules import identity
+from .rules import FAST_MATH, SWAPPED, identity
 
 
 class Converter:
@@ -113,26 +114,39 @@ class Converter:
         return True
 
 
-def _clamp(s, k: Kernel, remarks: Remarks) -> tuple:
-    """``if x < K then x = K`` is ``x = max(x, K)`` (``>``: min): one ALU instruction for a
-    compare and a branch. Exact for i64; for f64 only with a constant K other than 0 (max(-0.0,
-    0.0) is 0.0 where the branch keeps -0.0; NaN stays NaN either way)."""
+def _clamp(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
+    """``if x < K then x = K`` is ``x = max(x, K)`` (``>``: min; ``K > x`` is ``x < K``): one ALU
+    instruction for a compare and a branch. K is evaluated first either way (x is a scalar) and
+    once instead of twice, to the same value (it reads no x and calls no function), so a fault
+    of K's stays where it was. Exact for i64 (rules ``clamp<`` ... ``clamp>=``); for f64,
+    max(-0.0, 0.0) is 0.0 where the branch keeps -0.0 and max(x, NaN) is NaN where it keeps x, so
+    only with a constant K other than 0, or with -Ofast's flags (zeros' signs ignored, no NaN)."""
     if not (isinstance(s, If) and not s.orelse and len(s.then) == 1):
         return (s,)
     c, a = s.cond, s.then[0]
-    if not (isinstance(c, Compare) and c.op in ("<", "<=", ">", ">=") and isinstance(c.left, Name)
-            and isinstance(a, Assign) and a.target == c.left and a.value == c.right):
+    if not (isinstance(c, Compare) and c.op in ("<", "<=", ">", ">=") and isinstance(a, Assign)
+            and isinstance(a.target, Name)):
         return (s,)
-    sym = k.syms[c.left.id]
-    if sym.kind != "scalar" or c.left.id in names_read(c.right) or type_of(c.right, k.syms) != sym.dtype:
+    if c.left == a.target and a.value == c.right:
+        op, x, bound = c.op, c.left, c.right
+    elif c.right == a.target and a.value == c.left:
+        op, x, bound = SWAPPED[c.op], c.right, c.left
+    else:
         return (s,)
-    if sym.dtype == "f64" and not (isinstance(c.right, Num) and float(c.right.value) != 0.0):
+    sym = k.syms[x.id]
+    if sym.kind != "scalar" or x.id in names_read(bound) or type_of(bound, k.syms) != sym.dtype \
+            or any(isinstance(n, Seq) for n in nodes(bound)):
         return (s,)
-    if any(isinstance(n, (Index, Binary, Call, Seq)) for n in nodes(c.right)) and not isinstance(c.right, Num):
+    if sym.dtype == "f64" and not (FAST_MATH <= flags
+                                   or isinstance(bound, Num) and float(bound.value) != 0.0):
+        remarks.missed(s.loc, f"if on {x.id} kept as a branch: as {'max' if op in ('<', '<=') else 'min'} "
+                       "it would differ on NaN and on -0.0 (use -Ofast)")
         return (s,)
-    func = "max" if c.op in ("<", "<=") else "min"
-    remarks.done(s.loc, f"if on {c.left.id} turned into {func}({c.left.id}, {show.expr(c.right)})")
-    return (Assign(c.left, Call(func, (c.left, c.right), s.loc), s.loc),)
+    if sym.dtype == "i64":
+        identity(f"clamp{op}")
+    func = "max" if op in ("<", "<=") else "min"
+    remarks.done(s.loc, f"if on {x.id} turned into {func}({x.id}, {show.expr(bound)})")
+    return (Assign(x, Call(func, (x, bound), s.loc), s.loc),)
 
 
 def _step(s, k: Kernel, remarks: Remarks) -> tuple:
@@ -154,10 +168,11 @@ def _step(s, k: Kernel, remarks: Remarks) -> tuple:
     return (Assign(a.target, Binary(a.value.op, a.target, s.cond, a.loc), s.loc),)
 
 
-def ifconvert(k: Kernel, remarks: Remarks) -> Kernel:
-    """If-convert the conditional appends of the kernel's top-level counted loops (a loop nested in
-    another would start with the count the outer loop left, which is not known)."""
-    k = k.but(map_stmts(k.body, lambda s: _clamp(s, k, remarks)))
+def ifconvert(k: Kernel, remarks: Remarks, flags: frozenset[str] = frozenset()) -> Kernel:
+    """If-convert clamps and steps anywhere (``flags``: the fast-math ones granted), and the
+    conditional appends of the kernel's top-level counted loops (a loop nested in another would
+    start with the count the outer loop left, which is not known)."""
+    k = k.but(map_stmts(k.body, lambda s: _clamp(s, k, remarks, flags)))
     k = k.but(map_stmts(k.body, lambda s: _step(s, k, remarks)))
     conv = Converter(k, remarks)
     out = []

@@ -73,7 +73,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("dce", 1, lambda k, r, lv: dce(k, r)),
     ("licm", 1, lambda k, r, lv: licm(k, r)),
     ("compact", 2, lambda k, r, lv: compact(k, r)),
-    ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r)),
+    ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r, lv.flags)),
     ("gather", 2, lambda k, r, lv: gather(k, r)),
     ("interchange", 2, lambda k, r, lv: interchange(k, r)),
     ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),

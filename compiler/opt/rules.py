@@ -54,7 +54,8 @@ class Identity:
     :class:`Rule` cannot say, on which passes that restructure code rely.
 
     Terms are tuples ``(op, arg, ...)``: ``+ -`` and the relations ``< <= > >= == !=`` (whose
-    value is the truth of the relation), ``ite`` (``(ite, c, a, b)``: a if c else b), ``bool``
+    value is the truth of the relation), ``max`` and ``min`` (INCA-A's MAX and MIN), ``ite``
+    (``(ite, c, a, b)``: a if c else b), ``bool``
     (1 if its argument is true, else 0); a string is a variable (``c`` a truth value, every other
     one of type ``dtype``), an int a constant. ``tests/test_opt_rules.py`` proves each row with z3
     (i64 over 64-bit bit-vectors, f64 in IEEE arithmetic)."""
@@ -77,6 +78,10 @@ IDENTITIES: tuple[Identity, ...] = (
     # if c then x = x + 1 (or - 1) is x = x + c (ifconvert)
     Identity("if-inc", "i64", ("ite", "c", ("+", "x", 1), "x"), ("+", "x", ("bool", "c")), "ifconvert"),
     Identity("if-dec", "i64", ("ite", "c", ("-", "x", 1), "x"), ("-", "x", ("bool", "c")), "ifconvert"),
+    # if x < k then x = k is x = max(x, k); > and >= give min (ifconvert's clamps)
+    *(Identity(f"clamp{op}", "i64", ("ite", (op, "x", "k"), "k", "x"),
+               ("max" if op in ("<", "<=") else "min", "x", "k"), "ifconvert")
+      for op in ("<", "<=", ">", ">=")),
 )
 
 
