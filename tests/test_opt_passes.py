@@ -177,6 +177,18 @@ def test_a_value_only_the_next_statement_reads_is_computed_there(level):
         in remarks(NORM, level)
 
 
+def test_a_value_moves_into_a_statement_that_assigns_the_same_scalar():
+    # t = X[i] * 2.0; t = t + 1.0: the fuzzer's case, where the assignment's target was replaced
+    # by the value too (an internal compiler error)
+    # (t is read once, by the statement that assigns it again; nothing reads it after)
+    text = ("input X: f64[8]\noutput Y: f64[8]\nfor i in 0 .. 8 do {\n    t = X[i] * 2.0\n"
+            "    t = t + 1.0\n    Y[i] = X[i]\n}\n")
+    assert "t = (X[i] * 2.0) computed where it is used (line 5)" in remarks(text, O2)
+    inputs = {"X": [0.5 * n - 1.0 for n in range(8)]}
+    for level in (O1, O2, FAST):
+        assert run(text, level, inputs).outputs == run(text, None, inputs).outputs
+
+
 @pytest.mark.parametrize("body", (
     "    t = X[i] * X[i]\n    s = s + t * t\n",  # read twice: computing it twice costs more
     "    t = X[i] * X[i]\n    u = 1\n    s = s + t\n",  # not read by the next statement

@@ -86,7 +86,7 @@ class Propagator:
         if type_of(s.value, syms) != syms[x].dtype or not _reached_first(nxt.value, x, syms) \
                 or any(isinstance(e, Seq) for e in (*nodes(s.value), *nodes(nxt.value))):
             return False  # an inlined call's statements run before the statement's value
-        out[n + 1] = substitute((nxt,), x, s.value)[0]
+        out[n + 1] = replace(nxt, value=substitute(nxt.value, x, s.value))  # (it may assign x)
         self.remarks.done(s.loc, f"{x} = {show.expr(s.value)} computed where it is used "
                                  f"(line {nxt.loc.line})")
         return True
