@@ -373,6 +373,52 @@ def test_an_f64_running_maximum_is_a_reduction_only_at_Ofast():
     assert run(text, FAST, finite).outputs == run(text, None, finite).outputs
 
 
+CSUM = ("input X: {t}[64]\ninput T: {t}\noutput s: {t}\nfor i in 0 .. 64 do {{\n"
+        "    if {cond} then {{\n        s = s + {e}\n    }}\n}}\n")
+
+
+@pytest.mark.parametrize("cond, e", (("X[i] > T", "X[i]"), ("X[i] <= T", "(X[i] * 3 - T)"),
+                                     ("X[i] != T", "(T - X[i])")))
+def test_a_conditional_sum_becomes_a_reduction(cond, e):
+    # if c then s = s + e is s = s + c * e (rule if-add): e is added every iteration, as 0 when c
+    # is false, so e must not fault anywhere in the loop's range
+    text = CSUM.format(t="i64", cond=cond, e=e)
+    assert ", a reduction" in remarks(text, O2)
+    x = [(-1) ** n * (n * 7919 % 1000) for n in range(64)]
+    x[5], x[9] = 9223372036854775807, -9223372036854775808
+    for t in (0, 100, -9223372036854775808):
+        inputs = {"X": x, "T": [t]}
+        o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+        assert o2.outputs == o0.outputs and o2.time_ns < o0.time_ns / 5
+
+
+@pytest.mark.parametrize("cond, e", (("X[i] > T and X[i] < 2 * T", "X[i]"), ("X[i] > T", "X[63 - i]")))
+def test_a_conditional_sum_that_would_not_be_a_tree_keeps_its_branch(cond, e):
+    # `and` branches and a backward read is not vectorised: s = s + c * e in a scalar loop would
+    # cost more than the branch (8,872 against 7,572 ns when it was made anyway)
+    text = CSUM.format(t="i64", cond=cond, e=e)
+    assert "a reduction" not in remarks(text, O2)
+    inputs = {"X": [(-1) ** n * (n * 7919 % 1000) for n in range(64)], "T": [100]}
+    assert run(text, O2, inputs).time_ns <= run(text, None, inputs).time_ns
+
+
+@pytest.mark.parametrize("e", ("X[i + 1]", "X[i] / T", "i64(X[i])", "s"))
+def test_a_conditional_sum_whose_term_may_fault_keeps_its_branch(e):
+    text = CSUM.format(t="i64", cond="X[i] > T", e=e)
+    assert "if on s turned into" not in remarks(text, O2)
+
+
+def test_an_f64_conditional_sum_is_a_reduction_only_at_Ofast():
+    text = CSUM.format(t="f64", cond="X[i] > T", e="X[i]")
+    assert "conditional sum over i kept as a branch: adding 0.0 where the condition is false " \
+        "would change -0.0 and infinities (use -Ofast)" in remarks(text, O2)
+    assert "if on s turned into s = s + (X[i] > T) * X[i], a reduction" in remarks(text, FAST)
+    inputs = {"X": [(n * 0.37) % 5.0 - 2.5 for n in range(64)], "T": [0.25]}
+    o0, fast = run(text, None, inputs), run(text, FAST, inputs)
+    assert fast.outputs["s"] == pytest.approx(o0.outputs["s"], rel=1e-12)
+    assert fast.time_ns < o0.time_ns / 10
+
+
 def test_a_bound_that_calls_a_function_keeps_its_branch():
     text = ("input Q: i64[8]\noutput q: i64\nfunc f(a: i64) -> i64 {\n    b = a * 2\n    return b\n}\n"
             "for i in 0 .. 8 do {\n    if f(Q[i]) > q then {\n        q = f(Q[i])\n    }\n}\n")

@@ -158,7 +158,8 @@ def _term(t, v: dict, dtype: str):
     if op in ("max", "min"):
         return (i64_op if dtype == "i64" else f64_op)(op, *a)
     if dtype == "i64":
-        return {"+": lambda: a[0] + a[1], "-": lambda: a[0] - a[1], "<": lambda: a[0] < a[1],
+        return {"+": lambda: a[0] + a[1], "-": lambda: a[0] - a[1], "*": lambda: a[0] * a[1],
+                "<": lambda: a[0] < a[1],
                 "<=": lambda: a[0] <= a[1], ">": lambda: a[0] > a[1], ">=": lambda: a[0] >= a[1],
                 "==": lambda: a[0] == a[1], "!=": lambda: a[0] != a[1]}[op]()
     return {"+": lambda: z3.fpAdd(RNE, *a), "-": lambda: z3.fpSub(RNE, *a),

@@ -90,28 +90,54 @@ class Converter:
             return None
         if type_of(v, self.k.syms) != bsym.dtype and bsym.dtype == "i64":
             return None  # a conversion to i64 may fault
-        if not (self.safe(c, loop, lo, hi) and self.safe(v, loop, lo, hi)):
+        if not (cannot_fault(c, self.k, loop, lo, hi) and cannot_fault(v, self.k, loop, lo, hi)):
             return None
         return b, n, c, v
 
-    def safe(self, e, loop: For, lo: int, hi: int) -> bool:
-        """Whether evaluating e cannot fault: no division, conversion or call, and every index
-        affine in the loop variable and inside its array over the loop's range."""
-        for node in nodes(e):
-            if isinstance(node, Binary) and node.op in ("/", "%"):
-                return False
-            if hasattr(node, "func") or hasattr(node, "pre"):
-                return False
-            if isinstance(node, Index):
-                for ix, dim in zip(node.indices, self.k.syms[node.base].shape):
-                    a = affine(ix, self.k.syms)
-                    if a is None or set(a[1]) - {loop.var} or dim is None:
-                        return False
-                    k = a[1].get(loop.var, 0)
-                    ends = (a[0] + k * lo, a[0] + k * (hi - 1))
-                    if min(ends) < 0 or max(ends) >= dim:
-                        return False
-        return True
+
+def cannot_fault(e, k: Kernel, loop: For, lo: int, hi: int) -> bool:
+    """Whether evaluating e in any iteration of ``loop`` (``lo .. hi``) cannot fault: no
+    division, conversion or call, and every index affine in the loop variable and inside its
+    array over the loop's range."""
+    for node in nodes(e):
+        if isinstance(node, Binary) and node.op in ("/", "%"):
+            return False
+        if hasattr(node, "func") or hasattr(node, "pre"):
+            return False
+        if isinstance(node, Index):
+            for ix, dim in zip(node.indices, k.syms[node.base].shape):
+                a = affine(ix, k.syms)
+                if a is None or set(a[1]) - {loop.var} or dim is None:
+                    return False
+                step = a[1].get(loop.var, 0)
+                ends = (a[0] + step * lo, a[0] + step * (hi - 1))
+                if min(ends) < 0 or max(ends) >= dim:
+                    return False
+    return True
+
+
+def conditional_sum(x, k: Kernel, loop: For, lo: int, hi: int, fast: bool):
+    """(T, c, e) of ``if c then T = T + e`` on a scalar T in ``loop``, when ``T = T + c * e``
+    computes the same: for i64 always (rule ``if-add``), for f64 only under -Ofast (0.0 * e is
+    NaN for an infinite e, and T + 0.0 is 0.0 where the branch keeps T = -0.0); c and e read no
+    T and cannot fault over the loop's range (e is evaluated in every iteration then)."""
+    if not (isinstance(x, If) and not x.orelse and len(x.then) == 1):
+        return None
+    a = x.then[0]
+    if not (isinstance(a, Assign) and isinstance(a.target, Name) and isinstance(a.value, Binary)
+            and a.value.op == "+" and a.value.left == a.target):
+        return None
+    name, c, e = a.target.id, x.cond, a.value.right
+    sym = k.syms[name]
+    if sym.kind != "scalar" or not isinstance(c, (Compare, BoolOp, Not)) \
+            or name in names_read(c) | names_read(e) or type_of(e, k.syms) != sym.dtype \
+            or (sym.dtype == "f64" and not fast):
+        return None
+    if not (cannot_fault(c, k, loop, lo, hi) and cannot_fault(e, k, loop, lo, hi)):
+        return None
+    if sym.dtype == "i64":
+        identity("if-add")
+    return name, c, e
 
 
 def _clamp(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import Assign, Binary, Call, For, Index, Name, Num
+from ..incaq.ast import Assign, Binary, Call, For, If, Index, Name, Num
 from ..incaq.checked import Sym, type_of
 from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_stmts, names_read, \
     names_read_in, names_written
@@ -72,6 +72,8 @@ class Reducer:
         self.k, self.remarks, self.fast = k, remarks, fast
 
     def loop(self, s):
+        if isinstance(s, For) and len(s.body) == 1 and isinstance(s.body[0], If):
+            return self.conditional(s) or (s,)
         if isinstance(s, For) and len(s.body) > 1 and is_plain(s.body):
             return self.hoist(s)
         if not isinstance(s, For) or len(s.body) != 1 or not is_plain(s.body):
@@ -124,6 +126,42 @@ class Reducer:
         step = Assign(stmt.target, _combine(op, stmt.target, Index(v, (pos,), s.loc), stmt.loc),
                       stmt.loc)
         return terms + (For(s.var, s.lo, s.hi, (step,), s.loc),)
+
+    def conditional(self, s: For) -> tuple | None:
+        """``for i { if c then T = T + e }`` as the reduction of ``T = T + c * e`` (rule if-add:
+        the terms, 0 where c is false, computed as a vector and added as a tree), when that is
+        exact (``ifconvert.conditional_sum``) and it is a tree; None otherwise: a scalar loop
+        adding c * e costs more than the branch it replaces."""
+        from .ifconvert import conditional_sum
+
+        lo, hi = const_int(s.lo), const_int(s.hi)
+        if lo is None or hi is None:
+            return None
+        parts = conditional_sum(s.body[0], self.k, s, lo, hi, self.fast)
+        if parts is None:
+            if not self.fast and conditional_sum(s.body[0], self.k, s, lo, hi, True) is not None:
+                self.remarks.missed(s.body[0].loc, f"conditional sum over {s.var} kept as a branch: "
+                                    "adding 0.0 where the condition is false would change -0.0 "
+                                    "and infinities (use -Ofast)")
+            return None
+        name, c, e = parts
+        x = s.body[0]
+        target = Name(name, x.loc)
+        step = Assign(target, Binary("+", target, Binary("*", c, e, x.loc), x.loc), x.loc)
+        mine, self.remarks = self.remarks, Remarks(pass_name=self.remarks.pass_name)
+        syms = dict(self.k.syms)
+        try:
+            out = self.loop(replace(s, body=(step,)))
+            if any(isinstance(y, For) for y in out):  # not a tree: keep the branch
+                self.k.syms.clear()
+                self.k.syms.update(syms)  # (no temporary of the trial's left declared)
+                return None
+            mine.done(x.loc, f"if on {name} turned into {name} = {name} + {show.expr(c)} * "
+                      f"{show.expr(e)}, a reduction")
+            mine.items.extend(self.remarks.items)
+            return out
+        finally:
+            self.remarks = mine
 
     def hoist(self, s: For) -> tuple:
         """In a body of several statements: the terms of each ``T = T OP e`` whose e reads

@@ -53,7 +53,7 @@ class Identity:
     """``lhs = rhs`` for every value of the variables, in type ``dtype``: the rewrites of a shape a
     :class:`Rule` cannot say, on which passes that restructure code rely.
 
-    Terms are tuples ``(op, arg, ...)``: ``+ -`` and the relations ``< <= > >= == !=`` (whose
+    Terms are tuples ``(op, arg, ...)``: ``+ - *`` and the relations ``< <= > >= == !=`` (whose
     value is the truth of the relation), ``max`` and ``min`` (INCA-A's MAX and MIN), ``ite``
     (``(ite, c, a, b)``: a if c else b), ``bool``
     (1 if its argument is true, else 0); a string is a variable (``c`` a truth value, every other
@@ -78,6 +78,9 @@ IDENTITIES: tuple[Identity, ...] = (
     # if c then x = x + 1 (or - 1) is x = x + c (ifconvert)
     Identity("if-inc", "i64", ("ite", "c", ("+", "x", 1), "x"), ("+", "x", ("bool", "c")), "ifconvert"),
     Identity("if-dec", "i64", ("ite", "c", ("-", "x", 1), "x"), ("-", "x", ("bool", "c")), "ifconvert"),
+    # if c then x = x + e is x = x + c * e (ifconvert, in a counted loop where e cannot fault)
+    Identity("if-add", "i64", ("ite", "c", ("+", "x", "e"), "x"), ("+", "x", ("*", ("bool", "c"), "e")),
+             "ifconvert"),
     # if x < k then x = k is x = max(x, k); > and >= give min (ifconvert's clamps)
     *(Identity(f"clamp{op}", "i64", ("ite", (op, "x", "k"), "k", "x"),
                ("max" if op in ("<", "<=") else "min", "x", "k"), "ifconvert")
