@@ -419,6 +419,31 @@ def test_an_f64_conditional_sum_is_a_reduction_only_at_Ofast():
     assert fast.time_ns < o0.time_ns / 10
 
 
+ABS = ("input X: {t}[64]\noutput Y: {t}[64]\nfor i in 0 .. 64 do {{\n    v = X[i]\n"
+       "    if {cond} then {{\n        v = {neg}\n    }}\n    Y[i] = v\n}}\n")
+
+
+@pytest.mark.parametrize("cond, neg", (("v < 0", "-v"), ("0 > v", "0 - v"), ("v <= 0", "-v")))
+def test_a_negation_below_zero_becomes_abs_where_the_loop_then_vectorises(cond, neg):
+    text = ABS.format(t="i64", cond=cond, neg=neg)
+    assert "if on v turned into abs(v), so the loop vectorises" in remarks(text, O2)
+    inputs = {"X": [(-1) ** n * (n * 7919 % 1000) for n in range(62)] + [-9223372036854775808, 0]}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs and o2.time_ns < o0.time_ns / 10
+
+
+def test_abs_is_not_made_where_the_loop_would_not_vectorise():
+    # a scalar abs costs about what the branch does (9,558 against 9,242 ns when it was made
+    # anyway); an f64 one differs on -0.0 except at -Ofast
+    text = ABS.format(t="i64", cond="v < 0", neg="-v").replace("    Y[i] = v\n", "    Y[i] = v\n    Y[0] = Y[i]\n")
+    assert "abs" not in remarks(text, O2)
+    text = ABS.format(t="f64", cond="v < 0.0", neg="0.0 - v")
+    assert "if on v kept as a branch: as abs it would differ on -0.0 (use -Ofast)" in remarks(text, O2)
+    assert "turned into abs(v)" in remarks(text, FAST)
+    inputs = {"X": [-0.0, 0.0, float("nan")] + [n * 0.25 - 7.0 for n in range(61)]}
+    assert repr(run(text, O2, inputs).outputs) == repr(run(text, None, inputs).outputs)
+
+
 def test_a_bound_that_calls_a_function_keeps_its_branch():
     text = ("input Q: i64[8]\noutput q: i64\nfunc f(a: i64) -> i64 {\n    b = a * 2\n    return b\n}\n"
             "for i in 0 .. 8 do {\n    if f(Q[i]) > q then {\n        q = f(Q[i])\n    }\n}\n")

@@ -1,7 +1,8 @@
 """Pass ``ifconvert`` (-O2): conditionals become straight-line code.
 
 A clamp ``if x < K then x = K`` (or ``if K > x``) becomes ``x = max(x, K)`` (and ``>``, ``min``),
-anywhere: with K an element, a running maximum is then a reduction; a step
+anywhere: with K an element, a running maximum is then a reduction; ``if x < 0 then x = -x``
+becomes ``x = abs(x)``; a step
 ``if c then x = x + 1`` (``- 1``) on an i64 scalar becomes ``x = x + c`` (rules ``if-inc`` and
 ``if-dec`` of rules.py).
 
@@ -23,10 +24,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num,
-                         nodes)
+                         Unary, nodes)
 from ..incaq.checked import Seq, type_of
 from . import show
-from .ir import Kernel, affine, const_int, map_stmts, names_read, own_exprs, stmts, write_counts
+from .ir import Kernel, affine, const_int, is_plain, map_stmts, names_read, own_exprs, stmts, \
+    write_counts
 from .remarks import Remarks
 from .rules import FAST_MATH, SWAPPED, identity
 
@@ -175,6 +177,66 @@ def _clamp(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
     return (Assign(x, Call(func, (x, bound), s.loc), s.loc),)
 
 
+def _abs(s, k: Kernel, flags: frozenset[str]) -> tuple[Assign | None, str | None]:
+    """``if x < 0 then x = -x`` (``<=``, ``0 > x``, ``0 - x``) as ``x = abs(x)``: exact for i64
+    (rules ``if-abs<``, ``if-abs<=``: both wrap at the most negative value); for f64 only with
+    -Ofast's flags (abs(-0.0) is 0.0 where the branch keeps -0.0). (The assignment, or None and
+    why not when only the type stands in the way.)"""
+    if not (isinstance(s, If) and not s.orelse and len(s.then) == 1 and isinstance(s.cond, Compare)):
+        return None, None
+    c, a = s.cond, s.then[0]
+    if c.op in ("<", "<=") and isinstance(c.left, Name) and _zero(c.right):
+        op, x, zero = c.op, c.left, c.right
+    elif c.op in (">", ">=") and isinstance(c.right, Name) and _zero(c.left):
+        op, x, zero = SWAPPED[c.op], c.right, c.left
+    else:
+        return None, None
+    negated = isinstance(a, Assign) and a.target == x and (
+        isinstance(a.value, Unary) and a.value.op == "-" and a.value.operand == x
+        or isinstance(a.value, Binary) and a.value.op == "-" and _zero(a.value.left)
+        and a.value.right == x)
+    sym = k.syms[x.id]
+    if not negated or sym.kind != "scalar" or type_of(zero, k.syms) != sym.dtype:
+        return None, None
+    if sym.dtype == "f64" and not FAST_MATH <= flags:
+        return None, f"if on {x.id} kept as a branch: as abs it would differ on -0.0 (use -Ofast)"
+    if sym.dtype == "i64":
+        identity(f"if-abs{op}")
+    return Assign(x, Call("abs", (x,), s.loc), s.loc), None
+
+
+def _abs_in_loop(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
+    """The ``if x < 0 then x = -x`` of an innermost loop as ``x = abs(x)``, when the loop then
+    vectorises (tried on a copy of the kernel): a scalar abs (two operations and a MAX) costs
+    about what the branch does, so elsewhere the branch stays."""
+    if not isinstance(s, For) or any(isinstance(x, For) for x in s.body):
+        return (s,)
+    body, done = [], []
+    for x in s.body:
+        new, why = _abs(x, k, flags)
+        if why:
+            remarks.missed(x.loc, why)
+        body.append(x if new is None else new)
+        if new is not None:
+            done.append((x.loc, new.target.id))
+    if not done or not is_plain(tuple(body)):
+        return (s,)
+    from .vectorise import Refused, Vectoriser
+
+    try:
+        Vectoriser(Kernel(dict(k.syms), k.body, k.params, k.inplace), Remarks()).vectorise(
+            replace(s, body=tuple(body)))
+    except Refused:
+        return (s,)
+    for loc, name in done:
+        remarks.done(loc, f"if on {name} turned into abs({name}), so the loop vectorises")
+    return (replace(s, body=tuple(body)),)
+
+
+def _zero(e) -> bool:
+    return isinstance(e, Num) and e.value == 0
+
+
 def _step(s, k: Kernel, remarks: Remarks) -> tuple:
     """``if c then x = x + 1`` (``- 1``) on an i64 scalar x is ``x = x + c`` (rules ``if-inc``,
     ``if-dec``): c is evaluated once either way, and the step cannot fault."""
@@ -199,6 +261,7 @@ def ifconvert(k: Kernel, remarks: Remarks, flags: frozenset[str] = frozenset()) 
     conditional appends of the kernel's top-level counted loops (a loop nested in another would
     start with the count the outer loop left, which is not known)."""
     k = k.but(map_stmts(k.body, lambda s: _clamp(s, k, remarks, flags)))
+    k = k.but(map_stmts(k.body, lambda s: _abs_in_loop(s, k, remarks, flags)))
     k = k.but(map_stmts(k.body, lambda s: _step(s, k, remarks)))
     conv = Converter(k, remarks)
     out = []

@@ -78,6 +78,9 @@ IDENTITIES: tuple[Identity, ...] = (
     # if c then x = x + 1 (or - 1) is x = x + c (ifconvert)
     Identity("if-inc", "i64", ("ite", "c", ("+", "x", 1), "x"), ("+", "x", ("bool", "c")), "ifconvert"),
     Identity("if-dec", "i64", ("ite", "c", ("-", "x", 1), "x"), ("-", "x", ("bool", "c")), "ifconvert"),
+    # if x < 0 then x = 0 - x is x = abs(x), which INCA-A computes as max(x, x * -1) (ifconvert)
+    *(Identity(f"if-abs{op}", "i64", ("ite", (op, "x", 0), ("-", 0, "x"), "x"),
+               ("max", "x", ("*", "x", -1)), "ifconvert") for op in ("<", "<=")),
     # if c then x = x + e is x = x + c * e (ifconvert, in a counted loop where e cannot fault)
     Identity("if-add", "i64", ("ite", "c", ("+", "x", "e"), "x"), ("+", "x", ("*", ("bool", "c"), "e")),
              "ifconvert"),
