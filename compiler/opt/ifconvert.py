@@ -118,30 +118,6 @@ def cannot_fault(e, k: Kernel, loop: For, lo: int, hi: int) -> bool:
     return True
 
 
-def conditional_sum(x, k: Kernel, loop: For, lo: int, hi: int, fast: bool):
-    """(T, c, e) of ``if c then T = T + e`` on a scalar T in ``loop``, when ``T = T + c * e``
-    computes the same: for i64 always (rule ``if-add``), for f64 only under -Ofast (0.0 * e is
-    NaN for an infinite e, and T + 0.0 is 0.0 where the branch keeps T = -0.0); c and e read no
-    T and cannot fault over the loop's range (e is evaluated in every iteration then)."""
-    if not (isinstance(x, If) and not x.orelse and len(x.then) == 1):
-        return None
-    a = x.then[0]
-    if not (isinstance(a, Assign) and isinstance(a.target, Name) and isinstance(a.value, Binary)
-            and a.value.op == "+" and a.value.left == a.target):
-        return None
-    name, c, e = a.target.id, x.cond, a.value.right
-    sym = k.syms[name]
-    if sym.kind != "scalar" or not isinstance(c, (Compare, BoolOp, Not)) \
-            or name in names_read(c) | names_read(e) or type_of(e, k.syms) != sym.dtype \
-            or (sym.dtype == "f64" and not fast):
-        return None
-    if not (cannot_fault(c, k, loop, lo, hi) and cannot_fault(e, k, loop, lo, hi)):
-        return None
-    if sym.dtype == "i64":
-        identity("if-add")
-    return name, c, e
-
-
 def _clamp(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
     """``if x < K then x = K`` is ``x = max(x, K)`` (``>``: min; ``K > x`` is ``x < K``): one ALU
     instruction for a compare and a branch. K is evaluated first either way (x is a scalar) and

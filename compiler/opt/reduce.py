@@ -10,17 +10,22 @@ temporary V (by the vectoriser); what is left is the accumulation:
   ``c = c OP V[0]``, when OP is associative and commutative in the type: wrapping i64 + * min max
   & | ^, f64 min and max (NaN propagates and -0.0 < +0.0, so they are exact), and f64 + and *
   under -Ofast.
+
+A conditional sum ``if c then T = T + e`` is taken as ``T = T + c * e`` (rule ``if-add``) when
+that is exact and becomes a tree (:meth:`Reducer.conditional`).
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import Assign, Binary, Call, For, If, Index, Name, Num
+from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num
 from ..incaq.checked import Sym, type_of
+from .ifconvert import cannot_fault
 from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_stmts, names_read, \
     names_read_in, names_written
 from . import show
 from .remarks import Remarks
+from .rules import identity
 
 #: The reduction operators, as INCA-Q writes them.
 OPS = ("+", "*", "min", "max", "&", "|", "^")
@@ -44,6 +49,30 @@ def reduction_parts(s, syms: dict[str, Sym]) -> tuple[str, object] | None:
     if a != t or base in names_read(e):
         return None
     return op, e
+
+
+def conditional_sum(x, k: Kernel, loop: For, lo: int, hi: int, fast: bool):
+    """(T, c, e) of ``if c then T = T + e`` on a scalar T in ``loop``, when ``T = T + c * e``
+    computes the same: for i64 always (rule ``if-add``), for f64 only under -Ofast (0.0 * e is
+    NaN for an infinite e, and T + 0.0 is 0.0 where the branch keeps T = -0.0); c and e read no
+    T and cannot fault over the loop's range (e is evaluated in every iteration then)."""
+    if not (isinstance(x, If) and not x.orelse and len(x.then) == 1):
+        return None
+    a = x.then[0]
+    if not (isinstance(a, Assign) and isinstance(a.target, Name) and isinstance(a.value, Binary)
+            and a.value.op == "+" and a.value.left == a.target):
+        return None
+    name, c, e = a.target.id, x.cond, a.value.right
+    sym = k.syms[name]
+    if sym.kind != "scalar" or not isinstance(c, (Compare, BoolOp, Not)) \
+            or name in names_read(c) | names_read(e) or type_of(e, k.syms) != sym.dtype \
+            or (sym.dtype == "f64" and not fast):
+        return None
+    if not (cannot_fault(c, k, loop, lo, hi) and cannot_fault(e, k, loop, lo, hi)):
+        return None
+    if sym.dtype == "i64":
+        identity("if-add")
+    return name, c, e
 
 
 def _private(body: tuple, name: str) -> bool:
@@ -130,10 +159,8 @@ class Reducer:
     def conditional(self, s: For) -> tuple | None:
         """``for i { if c then T = T + e }`` as the reduction of ``T = T + c * e`` (rule if-add:
         the terms, 0 where c is false, computed as a vector and added as a tree), when that is
-        exact (``ifconvert.conditional_sum``) and it is a tree; None otherwise: a scalar loop
+        exact (:func:`conditional_sum`) and it is a tree; None otherwise: a scalar loop
         adding c * e costs more than the branch it replaces."""
-        from .ifconvert import conditional_sum
-
         lo, hi = const_int(s.lo), const_int(s.hi)
         if lo is None or hi is None:
             return None

@@ -81,9 +81,9 @@ IDENTITIES: tuple[Identity, ...] = (
     # if x < 0 then x = 0 - x is x = abs(x), which INCA-A computes as max(x, x * -1) (ifconvert)
     *(Identity(f"if-abs{op}", "i64", ("ite", (op, "x", 0), ("-", 0, "x"), "x"),
                ("max", "x", ("*", "x", -1)), "ifconvert") for op in ("<", "<=")),
-    # if c then x = x + e is x = x + c * e (ifconvert, in a counted loop where e cannot fault)
+    # if c then x = x + e is x = x + c * e (reduce's conditional sums, e unable to fault)
     Identity("if-add", "i64", ("ite", "c", ("+", "x", "e"), "x"), ("+", "x", ("*", ("bool", "c"), "e")),
-             "ifconvert"),
+             "reduce"),
     # if x < k then x = k is x = max(x, k); > and >= give min (ifconvert's clamps)
     *(Identity(f"clamp{op}", "i64", ("ite", (op, "x", "k"), "k", "x"),
                ("max" if op in ("<", "<=") else "min", "x", "k"), "ifconvert")
