@@ -27,7 +27,7 @@ from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, 
                          Unary, nodes)
 from ..incaq.checked import Seq, type_of
 from . import show
-from .ir import Kernel, affine, const_int, is_plain, map_stmts, names_read, own_exprs, stmts, \
+from .ir import Kernel, cannot_fault, const_int, is_plain, map_stmts, names_read, own_exprs, stmts, \
     write_counts
 from .remarks import Remarks
 from .rules import FAST_MATH, SWAPPED, identity
@@ -95,27 +95,6 @@ class Converter:
         if not (cannot_fault(c, self.k, loop, lo, hi) and cannot_fault(v, self.k, loop, lo, hi)):
             return None
         return b, n, c, v
-
-
-def cannot_fault(e, k: Kernel, loop: For, lo: int, hi: int) -> bool:
-    """Whether evaluating e in any iteration of ``loop`` (``lo .. hi``) cannot fault: no
-    division, conversion or call, and every index affine in the loop variable and inside its
-    array over the loop's range."""
-    for node in nodes(e):
-        if isinstance(node, Binary) and node.op in ("/", "%"):
-            return False
-        if hasattr(node, "func") or hasattr(node, "pre"):
-            return False
-        if isinstance(node, Index):
-            for ix, dim in zip(node.indices, k.syms[node.base].shape):
-                a = affine(ix, k.syms)
-                if a is None or set(a[1]) - {loop.var} or dim is None:
-                    return False
-                step = a[1].get(loop.var, 0)
-                ends = (a[0] + step * lo, a[0] + step * (hi - 1))
-                if min(ends) < 0 or max(ends) >= dim:
-                    return False
-    return True
 
 
 def _clamp(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:

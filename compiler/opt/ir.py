@@ -311,6 +311,27 @@ def const_int(e) -> int | None:
     return int(e.value) if isinstance(e, Num) and not e.is_float else None
 
 
+def cannot_fault(e, k: Kernel, loop: For, lo: int, hi: int) -> bool:
+    """Whether evaluating e in any iteration of ``loop`` (``lo .. hi``) cannot fault: no
+    division, conversion or call, and every index affine in the loop variable and inside its
+    array over the loop's range."""
+    for node in nodes(e):
+        if isinstance(node, Binary) and node.op in ("/", "%"):
+            return False
+        if hasattr(node, "func") or hasattr(node, "pre"):
+            return False
+        if isinstance(node, Index):
+            for ix, dim in zip(node.indices, k.syms[node.base].shape):
+                a = affine(ix, k.syms)
+                if a is None or set(a[1]) - {loop.var} or dim is None:
+                    return False
+                step = a[1].get(loop.var, 0)
+                ends = (a[0] + step * lo, a[0] + step * (hi - 1))
+                if min(ends) < 0 or max(ends) >= dim:
+                    return False
+    return True
+
+
 def uses_outside_index(body, name: str) -> bool:
     """Whether ``name`` is assigned, or read anywhere but inside an index expression."""
     def value_use(e) -> bool:
@@ -342,4 +363,4 @@ def uses_outside_index(body, name: str) -> bool:
 
 __all__ = ["Span", "Kernel", "map_expr", "map_stmts", "map_stmts_topdown", "map_exprs_in", "substitute", "stmts",
            "own_exprs", "rename_scalar", "read_counts", "names_read", "names_read_in", "names_written", "is_plain", "size", "affine", "affine_expr",
-           "const_int", "uses_outside_index", "wrap", "Call", "Compare"]
+           "const_int", "cannot_fault", "uses_outside_index", "wrap", "Call", "Compare"]

@@ -20,8 +20,7 @@ from dataclasses import replace
 
 from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num
 from ..incaq.checked import Sym, type_of
-from .ifconvert import cannot_fault
-from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_stmts, names_read, \
+from .ir import Kernel, Span, affine, affine_expr, cannot_fault, const_int, is_plain, map_stmts, names_read, \
     names_read_in, names_written
 from . import show
 from .remarks import Remarks
