@@ -434,14 +434,27 @@ def test_a_negation_below_zero_becomes_abs_where_the_loop_then_vectorises(cond, 
 
 def test_abs_is_not_made_where_the_loop_would_not_vectorise():
     # a scalar abs costs about what the branch does (9,558 against 9,242 ns when it was made
-    # anyway); an f64 one differs on -0.0 except at -Ofast
-    text = ABS.format(t="i64", cond="v < 0", neg="-v").replace("    Y[i] = v\n", "    Y[i] = v\n    Y[0] = Y[i]\n")
+    # anyway); an f64 one differs on -0.0 except at -Ofast. Here each v depends on the last, so
+    # no part of the loop can be a vector
+    text = ABS.format(t="i64", cond="v < 0", neg="-v").replace("v = X[i]", "v = X[i] - s") \
+        .replace("Y[i] = v", "s = v").replace("output Y: i64[64]", "output s: i64")
     assert "abs" not in remarks(text, O2)
     text = ABS.format(t="f64", cond="v < 0.0", neg="0.0 - v")
     assert "if on v kept as a branch: as abs it would differ on -0.0 (use -Ofast)" in remarks(text, O2)
     assert "turned into abs(v)" in remarks(text, FAST)
     inputs = {"X": [-0.0, 0.0, float("nan")] + [n * 0.25 - 7.0 for n in range(61)]}
     assert repr(run(text, O2, inputs).outputs) == repr(run(text, None, inputs).outputs)
+
+
+def test_abs_is_made_where_the_loop_vectorises_once_distributed():
+    # Y[0] = Y[i] keeps the last part scalar; the abs part becomes a vector of its own
+    text = ABS.format(t="i64", cond="v < 0", neg="-v").replace("    Y[i] = v\n", "    Y[i] = v\n    Y[0] = Y[i]\n")
+    said = remarks(text, O2)
+    assert "if on v turned into abs(v), so it vectorises once the loop is distributed" in said
+    assert "loop over i distributed into 3 loops (v expanded into one element per iteration)" in said
+    inputs = {"X": [(-1) ** n * (n * 7919 % 1000) for n in range(62)] + [-9223372036854775808, 0]}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs and o2.time_ns < o0.time_ns / 5
 
 
 def test_a_bound_that_calls_a_function_keeps_its_branch():

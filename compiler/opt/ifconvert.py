@@ -162,8 +162,9 @@ def _abs(s, k: Kernel, flags: frozenset[str]) -> tuple[Assign | None, str | None
 
 def _abs_in_loop(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
     """The ``if x < 0 then x = -x`` of an innermost loop as ``x = abs(x)``, when the loop then
-    vectorises (tried on a copy of the kernel): a scalar abs (two operations and a MAX) costs
-    about what the branch does, so elsewhere the branch stays."""
+    vectorises, or the loop passes that follow make it cheaper than with the branch (both tried
+    on a copy of the kernel: a split loop whose abs part becomes a vector): a scalar abs (two
+    operations and a MAX) costs about what the branch does, so elsewhere the branch stays."""
     if not isinstance(s, For) or any(isinstance(x, For) for x in s.body):
         return (s,)
     body, done = [], []
@@ -176,16 +177,28 @@ def _abs_in_loop(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple
             done.append((x.loc, new.target.id))
     if not done or not is_plain(tuple(body)):
         return (s,)
+    converted = replace(s, body=tuple(body))
+    why = "so the loop vectorises"
+    if not _vectorises(converted, k):
+        from .distribute import after_loop_passes
+
+        fast = flags >= FAST_MATH
+        if after_loop_passes(k, (converted,), fast) >= after_loop_passes(k, (s,), fast):
+            return (s,)
+        why = "so it vectorises once the loop is distributed"
+    for loc, name in done:
+        remarks.done(loc, f"if on {name} turned into abs({name}), {why}")
+    return (converted,)
+
+
+def _vectorises(s: For, k: Kernel) -> bool:
     from .vectorise import Refused, Vectoriser
 
     try:
-        Vectoriser(Kernel(dict(k.syms), k.body, k.params, k.inplace), Remarks()).vectorise(
-            replace(s, body=tuple(body)))
+        Vectoriser(Kernel(dict(k.syms), k.body, k.params, k.inplace), Remarks()).vectorise(s)
     except Refused:
-        return (s,)
-    for loc, name in done:
-        remarks.done(loc, f"if on {name} turned into abs({name}), so the loop vectorises")
-    return (replace(s, body=tuple(body)),)
+        return False
+    return True
 
 
 def _zero(e) -> bool:

@@ -14,6 +14,7 @@ from ..incaq.checked import Checked
 from .canon import canon
 from .compact import compact
 from .dce import dce
+from .distribute import distribute
 from .fold import fold
 from .gather import gather
 from .ifconvert import ifconvert
@@ -75,6 +76,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("compact", 2, lambda k, r, lv: compact(k, r)),
     ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r, lv.flags)),
     ("gather", 2, lambda k, r, lv: gather(k, r)),
+    ("distribute", 2, lambda k, r, lv: distribute(k, r, lv.fast_math)),
     ("interchange", 2, lambda k, r, lv: interchange(k, r)),
     ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),
     ("vectorise", 2, lambda k, r, lv: vectorise(k, r)),

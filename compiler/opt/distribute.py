@@ -1,0 +1,229 @@
+"""Pass ``distribute`` (-O2): a loop whose statements do not all vectorise together is split.
+
+``for i { t = X[i] - Y[i]; d = d + t * t }`` is neither a map (d is carried) nor a reduction
+(two statements), so neither ``vectorise`` nor ``reduce`` takes it. Distributed over the loop, it
+is two loops, ``for i { T[i] = X[i] - Y[i] }`` (a map) and ``for i { d = d + T[i] * T[i] }`` (a
+reduction), and each of them is. The same split makes two reductions in one loop two trees, and
+``for i { s = 0.0; for j { s = s + A[i][j] * x[j] }; y[i] = s }`` (matrix-vector product) three
+loops, the middle one a perfect nest that ``interchange`` reorders and ``vectorise`` turns into one
+vector statement per j.
+
+The body's top-level statements are kept in order and cut into consecutive groups, one loop each
+(all of the first group's iterations, then all of the second's). That keeps every value the same
+when no statement depends on a later one of an earlier iteration, which is shown conservatively:
+
+- a scalar the loop assigns that two groups touch is private (its first toucher in the body
+  assigns it without reading it, so no value crosses iterations) and becomes an array with one
+  element per iteration (its last value copied back after the loops; ``dce`` drops that copy when
+  nothing reads it), or it is the variable of the inner for loops that touch it and of nothing else;
+- an array written by one statement and touched by another is accessed, in both, only at one
+  index tuple that is the same in every access and takes a distinct element in each iteration
+  (affine, with a nonzero coefficient of the loop variable, reading no other scalar the loop
+  assigns): only the same iteration's statements touch an element, in the same order as before.
+
+Statements that fail either rule stay in one group with everything between them. Each operation
+runs as many times, on the same values, as at -O0; a run that faults still faults (possibly at
+another operation first, as docs/optimiser.md allows).
+
+Done only when the estimated time (:mod:`.estimate`) of the loops after ``interchange``,
+``reduce`` and ``vectorise`` (tried on a copy of the kernel) is lower than the loop's own.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..incaq.ast import Assign, For, Index, Name, Num, nodes
+from ..incaq.checked import Sym
+from .estimate import cost
+from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_expr, map_exprs_in, \
+    map_stmts, names_read, own_exprs, stmts, written_name
+from .remarks import Remarks
+
+
+def _touches(s) -> tuple[set[str], set[str], list[tuple[Index, bool]]]:
+    """(names read, names written, array accesses with whether each is a store) of one
+    statement, nested statements included."""
+    reads: set[str] = set()
+    writes: set[str] = set()
+    accesses: list[tuple[Index, bool]] = []
+    for x in stmts((s,)):
+        n = written_name(x)
+        if n is not None:
+            writes.add(n)
+        if isinstance(x, Assign) and isinstance(x.target, Index):
+            accesses.append((x.target, True))
+        for e in own_exprs(x):
+            for node in nodes(e):
+                if isinstance(node, Name):
+                    reads.add(node.id)
+                elif isinstance(node, Index):
+                    reads.add(node.base)
+                    accesses.append((node, False))
+    return reads, writes, accesses
+
+
+def _has_span(body: tuple) -> bool:
+    return any(isinstance(n, Span) for x in stmts(body) for e in own_exprs(x) for n in nodes(e))
+
+
+def _first_assigns(body: tuple, name: str) -> bool:
+    """Whether the first top-level statement touching scalar ``name`` assigns it without reading
+    it (nothing nested in another statement counts as that first assignment)."""
+    for s in body:
+        reads, writes, _ = _touches(s)
+        if isinstance(s, Assign) and s.target == Name(name):
+            return name not in names_read(s.value)
+        if name in reads or name in writes:
+            return False
+    return False
+
+
+class Distributor:
+    def __init__(self, k: Kernel, remarks: Remarks, fast: bool):
+        self.k, self.remarks, self.fast = k, remarks, fast
+
+    def loop(self, s) -> tuple:
+        if not isinstance(s, For) or len(s.body) < 2:
+            return (s,)
+        lo, hi = const_int(s.lo), const_int(s.hi)
+        if lo is None or hi is None or hi - lo < 2 or not is_plain(s.body) or _has_span(s.body):
+            return (s,)  # (a span here is gather's: its start may read a private scalar)
+        plan = self.plan(s)
+        if plan is None:
+            return (s,)
+        groups, expand = plan
+        syms = dict(self.k.syms)
+        split = self.split(s, groups, expand, lo, hi)
+        if self.tried(split) >= self.tried((s,)):
+            self.k.syms.clear()
+            self.k.syms.update(syms)  # (the expansions' arrays are not needed)
+            return (s,)
+        what = f"distributed into {len(groups)} loops"
+        if expand:
+            names = sorted(expand)
+            listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+            what += f" ({listed} expanded into one element per iteration)"
+        self.remarks.done(s.loc, f"loop over {s.var} {what}, so that parts of it vectorise or "
+                          "reduce on their own")
+        return split
+
+    def plan(self, s: For) -> tuple[list[tuple], set[str]] | None:
+        """The groups of statements (consecutive, in order) and the private scalars to expand;
+        None when everything must stay in one loop."""
+        body, i = s.body, s.var
+        touched = [_touches(x) for x in body]
+        assigned = set().union(*(w for _, w, _ in touched))
+        if i in assigned:
+            return None
+        n = len(body)
+        joined = list(range(n))  # joined[a] = the last statement that a's group reaches to
+
+        def join(a: int, b: int) -> None:
+            for c in range(a, b + 1):
+                joined[c] = max(joined[c], b)
+        crossing: dict[str, list[int]] = {}
+        loop_vars = {x.var for x in stmts(body) if isinstance(x, For)}
+        for name in assigned:
+            sym = self.k.syms.get(name)
+            if sym is None:
+                return None
+            who = [a for a, (r, w, _) in enumerate(touched) if name in r or name in w]
+            if len(who) < 2:
+                continue
+            if sym.kind == "scalar":
+                if _first_assigns(body, name) and name not in loop_vars:
+                    crossing[name] = who
+                elif not all(isinstance(body[a], For) and body[a].var == name
+                             and name not in names_read((body[a].lo, body[a].hi)) for a in who):
+                    join(who[0], who[-1])
+            elif not self.pinned(name, [touched[a][2] for a in who], i, assigned):
+                join(who[0], who[-1])
+        groups: list[tuple] = []
+        a = 0
+        while a < n:
+            end = joined[a]
+            b = a
+            while b <= end:
+                end = max(end, joined[b])
+                b += 1
+            groups.append(tuple(range(a, b)))
+            a = b
+        if len(groups) < 2:
+            return None
+        where = {a: g for g, members in enumerate(groups) for a in members}
+        expand = {name for name, who in crossing.items() if len({where[a] for a in who}) > 1}
+        return groups, expand
+
+    def pinned(self, name: str, accesses: list[list[tuple[Index, bool]]], i: str,
+               assigned: set[str]) -> bool:
+        """Whether every access of array ``name`` is at one index tuple that takes a distinct
+        element in each iteration of the loop over ``i``."""
+        index = None
+        for per in accesses:
+            for node, _ in per:
+                if node.base != name:
+                    continue
+                if index is None:
+                    index = node.indices
+                elif node.indices != index:
+                    return False
+        if index is None or any(isinstance(ix, Span) for ix in index):
+            return False
+        if (names_read(index) - {i}) & assigned:
+            return False
+        forms = [affine(ix, self.k.syms) for ix in index]
+        return all(f is not None for f in forms) and any(f[1].get(i, 0) for f in forms)
+
+    def split(self, s: For, groups: list[tuple], expand: set[str], lo: int, hi: int) -> tuple:
+        body = s.body
+        after = []
+        pos = affine_expr((-lo, {s.var: 1}), s.loc)
+        for name in sorted(expand):
+            sym = self.k.syms[name]
+            new = self.k.fresh("v")
+            self.k.syms[new] = Sym(new, "array", sym.dtype, (hi - lo,), "var", 0, s.loc)
+            body = _to_element(body, name, new, pos)
+            after.append(Assign(Name(name, s.loc), Index(new, (Num(hi - lo - 1, False, s.loc),),
+                                                          s.loc), s.loc))
+        loops = tuple(replace(s, body=tuple(body[a] for a in g)) for g in groups)
+        return loops + tuple(after)
+
+    def tried(self, block: tuple) -> float:
+        return after_loop_passes(self.k, block, self.fast, distribute_first=False)
+
+
+def _to_element(body: tuple, name: str, new: str, pos) -> tuple:
+    """A block with scalar ``name`` (read or assigned) become the element ``new[pos]``."""
+    def fn(e):
+        return Index(new, (pos,), e.loc) if isinstance(e, Name) and e.id == name else e
+
+    def stmt(x):
+        if isinstance(x, Assign):
+            return (replace(x, target=map_expr(x.target, fn), value=map_expr(x.value, fn)),)
+        return (map_exprs_in(x, fn),)
+    return map_stmts(body, stmt)
+
+
+def after_loop_passes(k: Kernel, block: tuple, fast: bool, distribute_first: bool = True) -> float:
+    """The estimated time of ``block`` (statements of kernel k) after the loop passes from this
+    one on (``distribute``, ``interchange``, ``reduce``, ``vectorise``), run on a copy of the
+    kernel with their remarks dropped."""
+    from .interchange import interchange
+    from .reduce import reduce
+    from .vectorise import vectorise
+
+    copy = Kernel(dict(k.syms), block, k.params, k.inplace)
+    scratch = Remarks()
+    if distribute_first:
+        copy = distribute(copy, scratch, fast)
+    copy = interchange(copy, scratch)
+    copy = reduce(copy, scratch, fast)
+    return cost(vectorise(copy, scratch).body)
+
+
+def distribute(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
+    """Distribute the loops whose parts then vectorise or reduce (innermost first)."""
+    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    d = Distributor(k, remarks, fast)
+    k.body = map_stmts(k.body, d.loop)
+    return k

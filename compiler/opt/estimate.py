@@ -1,0 +1,60 @@
+"""A rough static estimate of a block's time, for passes that choose between two forms of a loop.
+
+It prices what the optimiser's lowering will emit by the scratchpad profile of MODEL.md: one
+instruction per operation of a scalar statement (a copy is one ``PUTL``), at 11.5 ns (between
+``PUTL``'s 11 and an ALU instruction's 12); a vector statement's instructions by the vector rule
+``max(12, 4.5 + n/3)``; a counted loop its trip count times its body plus the two instructions a
+rotated loop spends per iteration. A loop whose trip count is not a constant is taken to run
+:data:`UNKNOWN_TRIP` times and an ``if`` to cost its condition plus its dearer branch. The figure
+only ranks two forms of the same computation; it is not the model's time (the engines and the
+pricing function give that).
+"""
+from __future__ import annotations
+
+from ..incaq.ast import Assign, Binary, Call, Compare, For, If, Index, Unary, nodes
+from .ir import Span, const_int, own_exprs
+
+SCALAR_NS = 11.5
+LOOP_NS = 22.0  # ADD and BLEZ of a rotated loop, per iteration
+UNKNOWN_TRIP = 16
+
+
+def operations(e) -> int:
+    """Instructions an expression needs besides the one that stores it (a rough count: ``abs``
+    is a copy, a negation and a ``MAX``)."""
+    return sum((3 if isinstance(n, Call) and n.func == "abs" else 1) for n in nodes(e)
+               if isinstance(n, (Binary, Compare, Call, Unary)))
+
+
+def elements(target) -> int:
+    """How many elements an assignment to ``target`` writes (1 for a scalar)."""
+    n = 1
+    if isinstance(target, Index):
+        for ix in target.indices:
+            if isinstance(ix, Span):
+                n *= ix.length
+    return n
+
+
+def vector_ns(n: int) -> float:
+    """One instruction over n elements (MODEL.md's vector rule, scratchpad defaults)."""
+    return SCALAR_NS if n == 1 else max(12.0, 4.5 + n / 3)
+
+
+def cost(body: tuple) -> float:
+    """Estimated nanoseconds of a block."""
+    total = 0.0
+    for s in body:
+        if isinstance(s, Assign):
+            total += max(1, operations(s.value)) * vector_ns(elements(s.target))
+        elif isinstance(s, For):
+            lo, hi = const_int(s.lo), const_int(s.hi)
+            trip = max(0, hi - lo) if lo is not None and hi is not None else UNKNOWN_TRIP
+            total += trip * (cost(s.body) + LOOP_NS)
+        elif isinstance(s, If):
+            total += SCALAR_NS * (1 + operations(s.cond)) + max(cost(s.then), cost(s.orelse))
+        elif hasattr(s, "body"):
+            total += UNKNOWN_TRIP * (cost(s.body) + LOOP_NS)
+        else:
+            total += SCALAR_NS * (1 + sum(operations(x) for x in own_exprs(s)))
+    return total

@@ -1,0 +1,169 @@
+"""Pass ``distribute``: a loop split into loops whose parts vectorise or reduce, and the loops it
+must leave whole (a value carried from a later statement to an earlier one).
+
+The random loop bodies draw 200 programs in the suite; ``INCA_DISTRIBUTE_EXAMPLES=5000`` makes a
+long run."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inca.compiler.opt.estimate import cost
+from inca.compiler.incaq.parser import parse
+from inca.compiler.incaq.checker import check
+from inca.compiler.opt.ir import Kernel
+from inca.lang.diagnostics import Source
+from test_opt_passes import FAST, O2, remarks, run
+from test_opt_programs import same
+
+DIST = ("input X: f64[64]\ninput Y: f64[64]\noutput d: f64\nfor i in 0 .. 64 do {\n"
+        "    t = X[i] - Y[i]\n    d = d + t * t\n}\n")
+MINMAX = ("input X: i64[64]\noutput lo: i64\noutput hi: i64\nlo = X[0]\nhi = X[0]\n"
+          "for i in 1 .. 64 do {\n    if X[i] < lo then { lo = X[i] }\n"
+          "    if X[i] > hi then { hi = X[i] }\n}\n")
+MATVEC = ("input A: f64[16][16]\ninput x: f64[16]\noutput y: f64[16]\nfor i in 0 .. 16 do {\n"
+          "    acc = 0.0\n    for j in 0 .. 16 do {\n        acc = acc + A[i][j] * x[j]\n    }\n"
+          "    y[i] = acc\n}\n")
+SUMABS = ("input X: i64[64]\noutput s: i64\nfor i in 0 .. 64 do {\n    v = X[i]\n"
+          "    if v < 0 then { v = 0 - v }\n    s = s + v\n}\n")
+
+F64 = [(n * 37 % 101) * 0.125 - 6.0 for n in range(64)]
+I64 = [(-1) ** n * (n * 7919 % 1000) for n in range(62)] + [-(1 << 63), (1 << 63) - 1]
+
+
+@pytest.mark.parametrize("text, inputs, level, said, times", (
+    (DIST, {"X": F64, "Y": F64[::-1]}, O2, "distributed into 2 loops (t expanded", 4),
+    (DIST, {"X": F64, "Y": F64[::-1]}, FAST, "distributed into 2 loops (t expanded", 30),
+    (MINMAX, {"X": I64}, O2, "distributed into 2 loops,", 20),
+    (MATVEC, {"A": F64 * 4, "x": F64[:16]}, O2, "distributed into 3 loops (acc expanded", 30),
+    (SUMABS, {"X": I64}, O2, "distributed into 3 loops (v expanded", 25),
+))
+def test_a_loop_whose_parts_vectorise_or_reduce_is_distributed(text, inputs, level, said, times):
+    assert f"[distribute] loop over i {said}" in remarks(text, level)
+    o0, opt = run(text, None, inputs), run(text, level, inputs)
+    for name, value in o0.outputs.items():
+        assert opt.outputs[name] == value if level is O2 else abs(opt.outputs[name] - value) < 1e-9
+    assert opt.time_ns * times < o0.time_ns, (opt.time_ns, o0.time_ns)
+
+
+def test_matrix_vector_product_becomes_one_vector_statement_per_column():
+    from test_opt_passes import asm
+
+    text = asm(MATVEC, O2)
+    assert text.count("ADD v1[0:16], v1[0:16], t1_16f[0:16]") == 16
+    assert "PUTL y[0:16], v1[0:16]" in text
+
+
+@pytest.mark.parametrize("body", (
+    # a value of the second statement read by the first in the next iteration
+    "    B[i] = A[i - 1] * 2\n    A[i] = X[i] + 1\n",
+    # a scalar carried from the last statement to the first
+    "    B[i] = X[i] + c\n    c = B[i] * 2\n",
+    # one element written by every iteration and read by the next
+    "    A[0] = A[0] + X[i]\n    B[i] = A[0]\n",
+))
+def test_a_dependence_on_a_later_statement_keeps_the_loop_whole(body):
+    text = (f"input X: i64[16]\noutput A: i64[16]\noutput B: i64[16]\noutput c: i64\n"
+            f"for i in 1 .. 16 do {{\n{body}}}\n")
+    assert "[distribute]" not in remarks(text, O2)
+    inputs = {"X": I64[:16]}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs
+
+
+def test_a_private_scalar_read_after_the_loop_keeps_its_last_value():
+    text = DIST.replace("output d: f64", "output d: f64\noutput t: f64")
+    inputs = {"X": F64, "Y": F64[::-1]}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert same(o2.outputs["t"], o0.outputs["t"]) and same(o2.outputs["d"], o0.outputs["d"])
+
+
+def test_a_fault_in_a_distributed_loop_still_faults():
+    text = ("input X: i64[64]\ninput Z: i64[64]\noutput d: i64\nfor i in 0 .. 64 do {\n"
+            "    t = X[i] / Z[i]\n    d = d + t * t\n}\n")
+    assert "distributed into 2 loops" in remarks(text, O2)
+    from inca.interpreter.engine import RuntimeFault
+
+    zs = [1] * 63 + [0]
+    for level in (None, O2):
+        with pytest.raises(RuntimeFault):
+            run(text, level, {"X": I64, "Z": zs})
+
+
+def test_a_loop_that_would_stay_scalar_is_not_split():
+    # each part is a scalar loop: splitting would only add a loop
+    text = ("input X: i64[16]\noutput s: i64\noutput p: i64\nfor i in 0 .. 16 do {\n"
+            "    s = s * 3 + X[i]\n    p = p * 5 + X[i]\n}\n")
+    assert "[distribute]" not in remarks(text, O2)
+
+
+def kernel_of(text: str) -> Kernel:
+    src = Source("k.incaq", text)
+    return Kernel.of(check(parse(src), src, None, (), False))
+
+
+def test_the_estimate_prices_a_vector_below_its_scalar_loop():
+    scalar = kernel_of("input X: f64[64]\noutput Y: f64[64]\nfor i in 0 .. 64 do {\n    Y[i] = X[i] * 2.0\n}\n")
+    from inca.compiler.opt.vectorise import vectorise
+    from inca.compiler.opt.remarks import Remarks
+
+    vector = vectorise(scalar, Remarks())
+    assert cost(vector.body) < cost(scalar.body) / 10
+    assert cost(scalar.body) == 64 * (11.5 + 22.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-1000, 1000), min_size=16, max_size=16),
+       st.sampled_from(("+", "*", "min", "max")))
+def test_two_reductions_in_one_loop_equal_the_plain_loop(xs, op):
+    step = {"+": "{a} + X[i]", "*": "{a} * (X[i] % 7)", "min": "min({a}, X[i])", "max": "max({a}, X[i])"}[op]
+    text = ("input X: i64[16]\noutput a: i64\noutput b: i64\na = 1\nb = 2\nfor i in 0 .. 16 do {\n"
+            f"    a = {step.format(a='a')}\n    t = X[i] - 3\n    b = b + t * t\n}}\n")
+    inputs = {"X": xs}
+    assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs
+
+
+# ---- random loop bodies: statements over shared arrays and scalars at -O2 equal -O0 --------
+
+_INDEX = ("i", "i - 1", "i + 1", "0", "15 - i", "j")
+_TERMS = ("X[i]", "A[{ix}]", "B[{ix}]", "s", "t", "3", "i")
+
+
+@st.composite
+def _term(draw, inner: bool):
+    t = draw(st.sampled_from(_TERMS))
+    ix = draw(st.sampled_from(_INDEX if inner else _INDEX[:-1]))
+    return t.format(ix=ix)
+
+
+@st.composite
+def _assign(draw, inner: bool = False):
+    ix = draw(st.sampled_from(_INDEX if inner else _INDEX[:-1]))
+    target = draw(st.sampled_from(("A[{ix}]", "B[{ix}]", "s", "t"))).format(ix=ix)
+    parts = draw(st.lists(_term(inner), min_size=1, max_size=3))
+    ops = draw(st.lists(st.sampled_from(("+", "-", "*")), min_size=len(parts) - 1,
+                        max_size=len(parts) - 1))
+    value = parts[0] + "".join(f" {op} {p}" for op, p in zip(ops, parts[1:]))
+    return f"{target} = {value}"
+
+
+@st.composite
+def _statement(draw):
+    if draw(st.integers(0, 4)) == 0:
+        return f"for j in 1 .. 4 do {{ {draw(_assign(inner=True))} }}"
+    return draw(_assign())
+
+
+@settings(max_examples=int(os.environ.get("INCA_DISTRIBUTE_EXAMPLES", "200")), deadline=None)
+@given(st.lists(_statement(), min_size=2, max_size=4),
+       st.lists(st.integers(-50, 50), min_size=17, max_size=17))
+def test_random_loop_bodies_at_O2_equal_O0(body, xs):
+    text = ("input X: i64[17]\noutput A: i64[17]\noutput B: i64[17]\noutput s: i64\noutput t: i64\n"
+            "for i in 1 .. 16 do {\n" + "".join(f"    {x}\n" for x in body) + "}\n")
+    inputs = {"X": xs}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs, text
+    assert o2.time_ns <= o0.time_ns, text
