@@ -4,7 +4,9 @@ A clamp ``if x < K then x = K`` (or ``if K > x``) becomes ``x = max(x, K)`` (and
 anywhere: with K an element, a running maximum is then a reduction; ``if x < 0 then x = -x``
 becomes ``x = abs(x)``; a step
 ``if c then x = x + 1`` (``- 1``) on an i64 scalar becomes ``x = x + c`` (rules ``if-inc`` and
-``if-dec`` of rules.py).
+``if-dec`` of rules.py). A select ``if c then { T = a } else { T = b }`` becomes one assignment of
+T: ``min``, ``max``, ``abs`` or the compare itself where that is one operation (anywhere), else
+``T = b + c * (a - b)`` for i64 where the loop then vectorises.
 
 ``if c then { B[n] = v; n = n + 1 }`` (a compaction: the filter kernel) becomes
 ``B[n] = v; n = n + c``: the value is stored whether or not it is kept, and the count moves by
@@ -30,7 +32,7 @@ from . import show
 from .ir import Kernel, cannot_fault, const_int, is_plain, map_stmts, names_read, own_exprs, stmts, \
     write_counts
 from .remarks import Remarks
-from .rules import FAST_MATH, SWAPPED, identity
+from .rules import FAST_MATH, NEGATED, SWAPPED, identity
 
 
 class Converter:
@@ -160,21 +162,29 @@ def _abs(s, k: Kernel, flags: frozenset[str]) -> tuple[Assign | None, str | None
     return Assign(x, Call("abs", (x,), s.loc), s.loc), None
 
 
-def _abs_in_loop(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
-    """The ``if x < 0 then x = -x`` of an innermost loop as ``x = abs(x)``, when the loop then
-    vectorises, or the loop passes that follow make it cheaper than with the branch (both tried
-    on a copy of the kernel: a split loop whose abs part becomes a vector): a scalar abs (two
-    operations and a MAX) costs about what the branch does, so elsewhere the branch stays."""
+def _in_loop(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
+    """In an innermost loop, the ``if x < 0 then x = -x`` as ``x = abs(x)`` and the other
+    two-armed selects as ``T = b + c * (a - b)`` (:func:`_arith_select`), when the loop then
+    vectorises, or the loop passes that follow make it cheaper than with the branches (both
+    tried on a copy of the kernel: a split loop whose part becomes a vector). A scalar abs (two
+    operations and a MAX) costs about what the branch does, and the select's arithmetic more, so
+    elsewhere the branches stay."""
     if not isinstance(s, For) or any(isinstance(x, For) for x in s.body):
         return (s,)
+    lo, hi = const_int(s.lo), const_int(s.hi)
     body, done = [], []
     for x in s.body:
         new, why = _abs(x, k, flags)
         if why:
             remarks.missed(x.loc, why)
-        body.append(x if new is None else new)
         if new is not None:
-            done.append((x.loc, new.target.id))
+            done.append((x.loc, f"if on {new.target.id} turned into abs({new.target.id})"))
+        elif lo is not None and hi is not None:
+            new = _arith_select(x, k, s, lo, hi)
+            if new is not None:
+                done.append((x.loc, f"if/else on {show.expr(new.target)} turned into "
+                                    f"{show.expr(new.target)} = {show.expr(new.value)}"))
+        body.append(x if new is None else new)
     if not done or not is_plain(tuple(body)):
         return (s,)
     converted = replace(s, body=tuple(body))
@@ -186,9 +196,101 @@ def _abs_in_loop(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple
         if after_loop_passes(k, (converted,), fast) >= after_loop_passes(k, (s,), fast):
             return (s,)
         why = "so it vectorises once the loop is distributed"
-    for loc, name in done:
-        remarks.done(loc, f"if on {name} turned into abs({name}), {why}")
+    for loc, what in done:
+        remarks.done(loc, f"{what}, {why}")
     return (converted,)
+
+
+def _negation(e, x) -> bool:
+    """Whether e is ``-x`` or ``0 - x``."""
+    return isinstance(e, Unary) and e.op == "-" and e.operand == x or (
+        isinstance(e, Binary) and e.op == "-" and _zero(e.left) and e.right == x)
+
+
+def _arms(s) -> tuple | None:
+    """(T, c, a, b) of ``if c then { T = a } else { T = b }`` (c a compare, nothing inlined)."""
+    if not (isinstance(s, If) and len(s.then) == 1 and len(s.orelse) == 1
+            and isinstance(s.cond, Compare)):
+        return None
+    ta, tb = s.then[0], s.orelse[0]
+    if not (isinstance(ta, Assign) and isinstance(tb, Assign) and ta.target == tb.target):
+        return None
+    if any(isinstance(n, Seq) for e in (s.cond, ta.value, tb.value, ta.target) for n in nodes(e)):
+        return None
+    return ta.target, s.cond, ta.value, tb.value
+
+
+def _select(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
+    """``if c then { T = a } else { T = b }`` as one assignment of T where one operation does
+    what the branch does, so anywhere: arms that are c's operands as ``min`` or ``max`` (rules
+    ``select<`` ... ``select>=-swapped``), arms 1 and 0 as c itself, 0 and 1 as c's negation
+    (i64 operands: rules ``select-bool``, ``select-not<`` ...) or ``1 - c`` (rule ``select-not``), ``x`` and its negation as ``abs(x)`` (rules ``if-abs<``,
+    ``if-abs<=``, ``select-abs>``, ``select-abs>=``). c's operands are evaluated either way, so
+    no fault moves. Exact for i64; for f64, min, max and abs differ on NaN or -0.0, so only with
+    -Ofast's flags (a missed remark otherwise)."""
+    arms = _arms(s)
+    if arms is None:
+        return (s,)
+    t, c, a, b = arms
+    dtype, syms, loc = type_of(t, k.syms), k.syms, s.loc
+    one, zero = Num(1, False), Num(0, False)
+    value, rule, func = None, None, None
+    if dtype == "i64" and type_of(c, syms) == "i64" and a == one and b == zero:
+        value, rule = c, "select-bool"
+    elif dtype == "i64" and type_of(c, syms) == "i64" and a == zero and b == one:
+        if type_of(c.left, syms) == "i64":  # (an f64 compare's negation differs on NaN)
+            value, rule = replace(c, op=NEGATED[c.op]), f"select-not{c.op}"
+        else:
+            value, rule = Binary("-", Num(1, False, loc), c, loc), "select-not"
+    elif c.op in ("<", "<=", ">", ">=") and type_of(c.left, syms) == dtype == type_of(c.right, syms):
+        x, op = None, c.op
+        if _zero(c.right) and type_of(c.right, syms) == dtype:
+            x = c.left
+        elif _zero(c.left):
+            x, op = c.right, SWAPPED[c.op]
+        if x is not None and op in ("<", "<=") and _negation(a, x) and b == x:
+            func, rule = "abs", f"if-abs{op}"
+        elif x is not None and op in (">", ">=") and a == x and _negation(b, x):
+            func, rule = "abs", f"select-abs{op}"
+        if func is not None:
+            value = Call("abs", (x,), loc)
+        elif (a, b) in ((c.left, c.right), (c.right, c.left)) and a != b:
+            swapped = a == c.right
+            func = "min" if (c.op in ("<", "<=")) != swapped else "max"
+            rule = f"select{c.op}" + ("-swapped" if swapped else "")
+            value = Call(func, (c.left, c.right), loc)
+    if value is None:
+        return (s,)
+    name = show.expr(t)
+    if dtype == "f64":
+        if not FAST_MATH <= flags:
+            differs = "-0.0" if func == "abs" else "NaN and on -0.0"
+            remarks.missed(loc, f"if/else on {name} kept as a branch: as {func} it would differ "
+                           f"on {differs} (use -Ofast)")
+            return (s,)
+    else:
+        identity(rule)
+    new = Assign(t, value, loc)
+    remarks.done(loc, f"if/else on {name} turned into {name} = {show.expr(value)}")
+    return (new,)
+
+
+def _arith_select(s, k: Kernel, loop: For, lo: int, hi: int) -> Assign | None:
+    """``if c then { T = a } else { T = b }`` on an i64 T as ``T = b + c * (a - b)`` (rule
+    ``select-arith``, wrapping): both arms are evaluated now, so neither may fault anywhere in
+    the loop's range."""
+    arms = _arms(s)
+    if arms is None:
+        return None
+    t, c, a, b = arms
+    syms = k.syms
+    if not (type_of(t, syms) == type_of(a, syms) == type_of(b, syms) == type_of(c, syms) == "i64"):
+        return None
+    if not (cannot_fault(a, k, loop, lo, hi) and cannot_fault(b, k, loop, lo, hi)):
+        return None
+    identity("select-arith")
+    loc = s.loc
+    return Assign(t, Binary("+", b, Binary("*", c, Binary("-", a, b, loc), loc), loc), loc)
 
 
 def _vectorises(s: For, k: Kernel) -> bool:
@@ -229,7 +331,8 @@ def ifconvert(k: Kernel, remarks: Remarks, flags: frozenset[str] = frozenset()) 
     conditional appends of the kernel's top-level counted loops (a loop nested in another would
     start with the count the outer loop left, which is not known)."""
     k = k.but(map_stmts(k.body, lambda s: _clamp(s, k, remarks, flags)))
-    k = k.but(map_stmts(k.body, lambda s: _abs_in_loop(s, k, remarks, flags)))
+    k = k.but(map_stmts(k.body, lambda s: _select(s, k, remarks, flags)))
+    k = k.but(map_stmts(k.body, lambda s: _in_loop(s, k, remarks, flags)))
     k = k.but(map_stmts(k.body, lambda s: _step(s, k, remarks)))
     conv = Converter(k, remarks)
     out = []

@@ -70,6 +70,9 @@ class Identity:
 #: ``X REL K`` is ``K SWAPPED[REL] X``.
 SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
+#: ``not (X REL Y)`` is ``X NEGATED[REL] Y`` for i64 (for f64 only without NaN).
+NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+
 IDENTITIES: tuple[Identity, ...] = (
     *(Identity(f"cmp-swap{op}-{t}", t, (op, "x", "k"), (SWAPPED[op], "k", "x"), "compact")
       for t in ("i64", "f64") for op in SWAPPED),
@@ -84,6 +87,25 @@ IDENTITIES: tuple[Identity, ...] = (
     # if c then x = x + e is x = x + c * e (reduce's conditional sums, e unable to fault)
     Identity("if-add", "i64", ("ite", "c", ("+", "x", "e"), "x"), ("+", "x", ("*", ("bool", "c"), "e")),
              "reduce"),
+    # if x < y then T = x else T = y is T = min(x, y), its arms the other way round max; > and
+    # >= the other way round (ifconvert's selects)
+    *(Identity(f"select{op}", "i64", ("ite", (op, "x", "y"), "x", "y"),
+               ("min" if op in ("<", "<=") else "max", "x", "y"), "ifconvert")
+      for op in ("<", "<=", ">", ">=")),
+    *(Identity(f"select{op}-swapped", "i64", ("ite", (op, "x", "y"), "y", "x"),
+               ("max" if op in ("<", "<=") else "min", "x", "y"), "ifconvert")
+      for op in ("<", "<=", ">", ">=")),
+    # if x > 0 then T = x else T = 0 - x is T = abs(x), as if-abs computes it (ifconvert's selects)
+    *(Identity(f"select-abs{op}", "i64", ("ite", (op, "x", 0), "x", ("-", 0, "x")),
+               ("max", "x", ("*", "x", -1)), "ifconvert") for op in (">", ">=")),
+    # if c then T = 1 else T = 0 is T = c; 0 and 1 give T = 1 - c; any other arms a and b (that
+    # cannot fault) T = b + c * (a - b), in wrapping arithmetic (ifconvert's selects)
+    Identity("select-bool", "i64", ("ite", "c", 1, 0), ("bool", "c"), "ifconvert"),
+    Identity("select-not", "i64", ("ite", "c", 0, 1), ("-", 1, ("bool", "c")), "ifconvert"),
+    *(Identity(f"select-not{op}", "i64", ("ite", (op, "x", "y"), 0, 1), ("bool", (NEGATED[op], "x", "y")),
+               "ifconvert") for op in NEGATED),
+    Identity("select-arith", "i64", ("ite", "c", "a", "b"),
+             ("+", "b", ("*", ("bool", "c"), ("-", "a", "b"))), "ifconvert"),
     # if x < k then x = k is x = max(x, k); > and >= give min (ifconvert's clamps)
     *(Identity(f"clamp{op}", "i64", ("ite", (op, "x", "k"), "k", "x"),
                ("max" if op in ("<", "<=") else "min", "x", "k"), "ifconvert")

@@ -1,0 +1,99 @@
+"""ifconvert's selects: ``if c then { T = a } else { T = b }`` as one assignment of T (min, max,
+abs, the compare itself, or ``b + c * (a - b)`` where the loop then vectorises), exact at -O2
+for i64, f64 only at -Ofast; random arms against -O0."""
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from test_opt_passes import FAST, O2, asm, remarks, run
+from test_opt_programs import close, same
+
+KERNEL = ("input X: {t}[64]\ninput Z: {t}[64]\noutput Y: {t}[64]\nfor i in 0 .. 64 do {{\n"
+          "    if {c} then {{ Y[i] = {a} }} else {{ Y[i] = {b} }}\n}}\n")
+I64 = [(-1) ** n * (n * 7919 % 1000) for n in range(62)] + [-(1 << 63), (1 << 63) - 1]
+F64 = [-0.0, 0.0, math.inf, -math.inf] + [(n * 37 % 101) * 0.125 - 6.0 for n in range(60)]
+
+
+@pytest.mark.parametrize("c, a, b, value", (
+    ("X[i] > 0", "X[i]", "0", "max(X[i], 0)"),
+    ("X[i] >= Z[i]", "Z[i]", "X[i]", "min(X[i], Z[i])"),
+    ("X[i] < Z[i]", "X[i]", "Z[i]", "min(X[i], Z[i])"),
+    ("0 > X[i]", "X[i]", "0", "min(0, X[i])"),
+    ("X[i] > 100", "1", "0", "(X[i] > 100)"),
+    ("X[i] <= 3", "0", "1", "(X[i] > 3)"),
+    ("X[i] < 0", "-X[i]", "X[i]", "abs(X[i])"),
+    ("X[i] >= 0", "X[i]", "0 - X[i]", "abs(X[i])"),
+))
+def test_a_select_of_one_operation_is_made_exactly_for_i64(c, a, b, value):
+    text = KERNEL.format(t="i64", c=c, a=a, b=b)
+    assert f"if/else on Y[i] turned into Y[i] = {value}" in remarks(text, O2)
+    inputs = {"X": I64, "Z": I64[::-1]}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs
+    assert o2.time_ns * 20 < o0.time_ns, (o2.time_ns, o0.time_ns)
+
+
+@pytest.mark.parametrize("c, a, b, func", (
+    ("X[i] > Z[i]", "X[i]", "Z[i]", "max"),
+    ("X[i] < 0.0", "0.0 - X[i]", "X[i]", "abs"),
+))
+def test_an_f64_select_waits_for_fast_math(c, a, b, func):
+    text = KERNEL.format(t="f64", c=c, a=a, b=b)
+    assert f"if/else on Y[i] kept as a branch: as {func} it would differ" in remarks(text, O2)
+    assert f"turned into Y[i] = {func}(" in remarks(text, FAST)
+    inputs = {"X": F64, "Z": F64[::-1]}
+    assert repr(run(text, O2, inputs).outputs) == repr(run(text, None, inputs).outputs)
+
+
+def test_a_compare_of_f64_stored_as_its_truth_is_exact_at_O2():
+    text = ("input X: f64[64]\noutput Y: i64[64]\nfor i in 0 .. 64 do {\n"
+            "    if X[i] > 0.5 then { Y[i] = 1 } else { Y[i] = 0 }\n}\n")
+    assert "PUTL" in asm(text, O2) and "BLEZ" not in asm(text, O2)
+    inputs = {"X": F64[:63] + [math.nan]}
+    assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs
+
+
+def test_other_arms_become_arithmetic_only_where_the_loop_vectorises():
+    text = KERNEL.format(t="i64", c="X[i] > 10", a="X[i] * 2", b="X[i] + 7")
+    assert "so the loop vectorises" in remarks(text, O2)
+    inputs = {"X": I64, "Z": I64}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs and o2.time_ns * 20 < o0.time_ns
+    # a scalar carried through the select: the arithmetic would cost more than the branch
+    carried = ("input X: i64[64]\noutput s: i64\nfor i in 0 .. 64 do {\n"
+               "    if X[i] > 10 then { s = s * 3 } else { s = s + X[i] }\n}\n")
+    assert "turned into" not in remarks(carried, O2)
+
+
+def test_an_arm_that_may_fault_keeps_its_branch():
+    # Y[i] = X[i] / Z[i] only where Z[i] is not 0: computing both arms would divide by 0
+    text = KERNEL.format(t="i64", c="Z[i] != 0", a="X[i] / Z[i]", b="0")
+    assert "turned into" not in remarks(text, O2)
+    inputs = {"X": I64, "Z": [n % 3 for n in range(64)]}
+    assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs
+
+
+_OPERANDS = ("X[i]", "Z[i]", "0", "1", "-X[i]", "0 - X[i]", "X[i] * 3", "Z[i] - X[i]")
+
+
+@settings(max_examples=int(os.environ.get("INCA_SELECT_EXAMPLES", "120")), deadline=None)
+@given(st.sampled_from(("<", "<=", ">", ">=", "==", "!=")), st.sampled_from(("X[i]", "0", "Z[i]")),
+       st.sampled_from(("X[i]", "0", "Z[i]")), st.sampled_from(_OPERANDS),
+       st.sampled_from(_OPERANDS), st.sampled_from(("i64", "f64")),
+       st.lists(st.integers(-5, 5), min_size=64, max_size=64))
+def test_random_selects_equal_O0(op, left, right, a, b, dtype, xs):
+    def typed(e: str) -> str:
+        return e if dtype == "i64" else e.replace("0", "0.0").replace("1", "1.0").replace("3", "3.0")
+    text = KERNEL.format(t=dtype, c=f"{typed(left)} {op} {typed(right)}", a=typed(a), b=typed(b))
+    values = xs if dtype == "i64" else [x * 0.5 for x in xs]
+    inputs = {"X": values, "Z": values[::-1]}
+    o0 = run(text, None, inputs)
+    for level, equal in ((O2, same), (FAST, close)):
+        opt = run(text, level, inputs)
+        assert equal(opt.outputs["Y"], o0.outputs["Y"]), (text, level)
+        assert opt.time_ns <= o0.time_ns, (text, level)
