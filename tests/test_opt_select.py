@@ -97,3 +97,15 @@ def test_random_selects_equal_O0(op, left, right, a, b, dtype, xs):
         opt = run(text, level, inputs)
         assert equal(opt.outputs["Y"], o0.outputs["Y"]), (text, level)
         assert opt.time_ns <= o0.time_ns, (text, level)
+
+
+def test_an_abs_in_place_is_its_negation_and_one_max():
+    text = ("input X: i64[64]\noutput Y: i64[64]\nfor i in 0 .. 64 do {\n    v = X[i]\n"
+            "    if v < 0 then { v = -v }\n    Y[i] = v\n}\n")
+    lines = [ln.split(None, 1)[1] for ln in asm(text, O2).splitlines()
+             if ln.split(None, 1)[:1] and ln.split(None, 1)[0].isdigit()]
+    assert lines == ["PUTL v1[0:64], X[0:64]", "PUTL t1_64i[0:64], v1[0:64]",
+                     "MUL t1_64i[0:64], t1_64i[0:64], -1", "MAX v1[0:64], v1[0:64], t1_64i[0:64]",
+                     "PUTL Y[0:64], v1[0:64]", "END"]
+    inputs = {"X": I64}
+    assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs

@@ -3,7 +3,8 @@
 - **Vector statements**: a :class:`~.ir.Span` index becomes an INCA-A slice; temporaries of a
   vector statement are arrays of its destination's shape (``t1_4x4``).
 - **In-place evaluation**: ``x = e`` evaluates e directly into x (no ``r1`` and no final PUTL)
-  when e does not read x's array or scalar.
+  when e does not read x's array or scalar; ``x = abs(x)`` is its negation in a temporary and one
+  ``MAX`` into x.
 - **Loop rotation** (no JMP per iteration): a counted loop tests at the bottom. When its bounds are
   constants it counts a register up to zero (``ADD c, c, 1; BLEZ c, top``: two instructions per
   iteration); when the loop variable is used only in indices, that register is the variable
@@ -18,7 +19,7 @@ outputs bit for bit.
 from __future__ import annotations
 
 from ...lang.program import Affine, Imm, Ref, Slice
-from ..incaq.ast import Assign, Binary, BoolOp, Compare, For, If, IfExpr, Index, Name, Num, While, nodes
+from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Num, While, nodes
 from ..incaq.checked import Checked, Jump, Seq, Sym
 from ..incaq.lower import REL, Lowerer, _binary_parts, _Label
 from .ir import I64_MAX, I64_MIN, Span, const_int, is_plain, names_read, names_written, read_counts, substitute, \
@@ -95,6 +96,17 @@ class OptLowerer(Lowerer):
                 self.loc = s.loc
                 self.next = self.base + 1
                 self.emit(REL[value.op], self.operand(t), self.operand_of(value.right))
+                return
+            if isinstance(value, Call) and value.func == "abs" and value.args[0] == t:
+                # x = abs(x): its negation beside it and one MAX into x (the -O0 rule copies x
+                # into a temporary, computes there and copies back: two PUTLs more)
+                self.loc = s.loc
+                self.next = self.base + 1
+                dest, dtype = self.operand(t), self.syms[base].dtype
+                neg = self.new_temp(dtype)
+                self.emit("PUTL", neg, dest)
+                self.emit("MUL", neg, Imm(-1.0 if dtype == "f64" else -1, dtype, self.loc))
+                self.emit("MAX", dest, neg)
                 return
             if _simple_value(value) or base in names_read(value) or self.clobbers(value):
                 super().assign(s)
