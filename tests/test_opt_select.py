@@ -109,3 +109,16 @@ def test_an_abs_in_place_is_its_negation_and_one_max():
                      "PUTL Y[0:64], v1[0:64]", "END"]
     inputs = {"X": I64}
     assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs
+
+
+def test_a_clamp_of_an_element_becomes_max_so_a_column_maximum_vectorises():
+    text = ("input A: i64[16][16]\noutput M: i64[16]\nfor j in 0 .. 16 do {\n    M[j] = A[0][j]\n}\n"
+            "for i in 1 .. 16 do {\n    for j in 0 .. 16 do {\n"
+            "        if A[i][j] > M[j] then { M[j] = A[i][j] }\n    }\n}\n")
+    assert "if on M[j] turned into max(M[j], A[i][j])" in remarks(text, O2)
+    inputs = {"A": I64 * 4}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs and o2.time_ns * 50 < o0.time_ns
+    f64 = text.replace("i64", "f64")
+    assert "if on M[j] kept as a branch: as max it would differ on NaN" in remarks(f64, O2)
+    assert "turned into max(M[j], A[i][j])" in remarks(f64, FAST)

@@ -100,17 +100,17 @@ class Converter:
 
 
 def _clamp(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
-    """``if x < K then x = K`` is ``x = max(x, K)`` (``>``: min; ``K > x`` is ``x < K``): one ALU
-    instruction for a compare and a branch. K is evaluated first either way (x is a scalar) and
-    once instead of twice, to the same value (it reads no x and calls no function), so a fault
-    of K's stays where it was. Exact for i64 (rules ``clamp<`` ... ``clamp>=``); for f64,
+    """``if x < K then x = K`` is ``x = max(x, K)`` (``>``: min; ``K > x`` is ``x < K``; x a scalar
+    or an element): one ALU instruction for a compare and a branch. K is evaluated once instead
+    of twice, to the same value (it reads nothing of x's and calls no function), and x's index
+    is evaluated as often as before, so only the order of faults may change. Exact for i64 (rules ``clamp<`` ... ``clamp>=``); for f64,
     max(-0.0, 0.0) is 0.0 where the branch keeps -0.0 and max(x, NaN) is NaN where it keeps x, so
     only with a constant K other than 0, or with -Ofast's flags (zeros' signs ignored, no NaN)."""
     if not (isinstance(s, If) and not s.orelse and len(s.then) == 1):
         return (s,)
     c, a = s.cond, s.then[0]
     if not (isinstance(c, Compare) and c.op in ("<", "<=", ">", ">=") and isinstance(a, Assign)
-            and isinstance(a.target, Name)):
+            and isinstance(a.target, (Name, Index))):
         return (s,)
     if c.left == a.target and a.value == c.right:
         op, x, bound = c.op, c.left, c.right
@@ -118,19 +118,21 @@ def _clamp(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
         op, x, bound = SWAPPED[c.op], c.right, c.left
     else:
         return (s,)
-    sym = k.syms[x.id]
-    if sym.kind != "scalar" or x.id in names_read(bound) or type_of(bound, k.syms) != sym.dtype \
-            or any(isinstance(n, Seq) for n in nodes(bound)):
+    base = x.id if isinstance(x, Name) else x.base
+    dtype = type_of(x, k.syms)
+    if base in names_read(bound) or type_of(bound, k.syms) != dtype \
+            or any(isinstance(n, Seq) for e in (bound, x) for n in nodes(e)):
         return (s,)
-    if sym.dtype == "f64" and not (FAST_MATH <= flags
-                                   or isinstance(bound, Num) and float(bound.value) != 0.0):
-        remarks.missed(s.loc, f"if on {x.id} kept as a branch: as {'max' if op in ('<', '<=') else 'min'} "
+    name = show.expr(x)
+    if dtype == "f64" and not (FAST_MATH <= flags
+                               or isinstance(bound, Num) and float(bound.value) != 0.0):
+        remarks.missed(s.loc, f"if on {name} kept as a branch: as {'max' if op in ('<', '<=') else 'min'} "
                        "it would differ on NaN and on -0.0 (use -Ofast)")
         return (s,)
-    if sym.dtype == "i64":
+    if dtype == "i64":
         identity(f"clamp{op}")
     func = "max" if op in ("<", "<=") else "min"
-    remarks.done(s.loc, f"if on {x.id} turned into {func}({x.id}, {show.expr(bound)})")
+    remarks.done(s.loc, f"if on {name} turned into {func}({name}, {show.expr(bound)})")
     return (Assign(x, Call(func, (x, bound), s.loc), s.loc),)
 
 
