@@ -23,6 +23,7 @@ from .propagate import propagate
 from .ir import Kernel
 from .licm import licm
 from .reduce import reduce
+from .scan import scan
 from .remarks import Remarks
 from .rules import FAST_MATH
 from .show import show
@@ -78,6 +79,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("gather", 2, lambda k, r, lv: gather(k, r)),
     ("distribute", 2, lambda k, r, lv: distribute(k, r, lv.fast_math)),
     ("interchange", 2, lambda k, r, lv: interchange(k, r)),
+    ("scan", 2, lambda k, r, lv: scan(k, r, lv.fast_math)),
     ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),
     ("vectorise", 2, lambda k, r, lv: vectorise(k, r)),
     ("unroll", 1, lambda k, r, lv: unroll(k, r, lv.opt)),
