@@ -32,18 +32,24 @@ NAMES = {"+": "adds", "*": "multiplies", "min": "mins", "max": "maxes", "&": "an
          "^": "xors"}
 
 
+def operation(v) -> tuple[str, object, object] | None:
+    """``(OP, a, b)`` when v is ``a OP b`` or ``OP(a, b)`` for one of the reduction operators."""
+    match v:
+        case Binary(op=op, left=a, right=b) if op in OPS:
+            return op, a, b
+        case Call(func="min" | "max" as op, args=(a, b)):
+            return op, a, b
+    return None
+
+
 def reduction_parts(s, syms: dict[str, Sym]) -> tuple[str, object] | None:
     """``(op, e)`` when s is ``T = T OP e`` (or ``T = min(T, e)``) and e does not read T."""
     if not isinstance(s, Assign):
         return None
-    t, v = s.target, s.value
-    match v:
-        case Binary(op=op, left=a, right=e) if op in OPS:
-            pass
-        case Call(func="min" | "max" as op, args=(a, e)):
-            pass
-        case _:
-            return None
+    t, parts = s.target, operation(s.value)
+    if parts is None:
+        return None
+    op, a, e = parts
     base = t.id if isinstance(t, Name) else t.base
     if a != t or base in names_read(e):
         return None
@@ -86,7 +92,8 @@ def _private(body: tuple, name: str) -> bool:
     return False
 
 
-def _combine(op: str, a, b, loc):
+def combine(op: str, a, b, loc):
+    """``a OP b`` (``OP(a, b)`` for min and max)."""
     return Call(op, (a, b), loc) if op in ("min", "max") else Binary(op, a, b, loc)
 
 
@@ -151,7 +158,7 @@ class Reducer:
                                 f"is {ttype} and the terms {etype}")
         self.remarks.done(s.loc, f"terms of the reduction over {s.var} computed as a vector "
                           f"({trip} elements)")
-        step = Assign(stmt.target, _combine(op, stmt.target, Index(v, (pos,), s.loc), stmt.loc),
+        step = Assign(stmt.target, combine(op, stmt.target, Index(v, (pos,), s.loc), stmt.loc),
                       stmt.loc)
         return terms + (For(s.var, s.lo, s.hi, (step,), s.loc),)
 
@@ -218,7 +225,7 @@ class Reducer:
             except Refused:
                 del self.k.syms[v]
                 continue
-            body[j] = Assign(stmt.target, _combine(op, stmt.target, Index(v, (pos,), s.loc),
+            body[j] = Assign(stmt.target, combine(op, stmt.target, Index(v, (pos,), s.loc),
                                                    stmt.loc), stmt.loc)
             self.remarks.done(stmt.loc, f"terms of the accumulation into {show.expr(stmt.target)} "
                               f"computed as a vector before the loop ({hi - lo} elements)")
@@ -246,10 +253,10 @@ class Reducer:
 
             def part(start: int, h=h):
                 return Index(v, (Span(Num(base + start, False, loc), h, 1, "tree", loc),), loc)
-            out.append(Assign(part(0), _combine(op, part(0), part(n - h), loc), loc))
+            out.append(Assign(part(0), combine(op, part(0), part(n - h), loc), loc))
             n -= h
         first = Index(v, (Num(base, False, loc),), loc)
-        out.append(Assign(stmt.target, _combine(op, stmt.target, first, loc), loc))
+        out.append(Assign(stmt.target, combine(op, stmt.target, first, loc), loc))
         self.remarks.done(s.loc, f"reduction over {s.var} turned into a tree of {len(out) - 1} "
                           f"vector {NAMES[op]}")
         return tuple(out)

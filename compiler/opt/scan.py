@@ -21,30 +21,23 @@ time (:mod:`.estimate`) is lower than the loop's.
 """
 from __future__ import annotations
 
-from ..incaq.ast import Assign, Binary, Call, For, Index, Name, Num
+from ..incaq.ast import Assign, For, Index, Name, Num
 from ..incaq.checked import Sym, type_of
 from .estimate import cost
 from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_stmts, names_read
-from .reduce import OPS, tree_ok
+from .reduce import combine, operation, tree_ok
 from .remarks import Remarks
 
 
 def _step(v, is_previous) -> tuple | None:
     """(OP, e) when v is ``p OP e`` or ``e OP p`` for a p that ``is_previous`` accepts (OP a
     reduction operator, all of them commutative)."""
-    match v:
-        case Binary(op=o, left=a, right=b) if o in OPS:
-            pass
-        case Call(func="min" | "max" as o, args=(a, b)):
-            pass
-        case _:
-            return None
+    parts = operation(v)
+    if parts is None:
+        return None
+    o, a, b = parts
     e = b if is_previous(a) else a if is_previous(b) else None
     return None if e is None else (o, e)
-
-
-def _combine(op: str, a, b, loc):
-    return Call(op, (a, b), loc) if op in ("min", "max") else Binary(op, a, b, loc)
 
 
 class Scanner:
@@ -141,7 +134,7 @@ class Scanner:
         step = 1
         while step < n + 1:
             out.append(Assign(part(step, n + 1 - step),
-                              _combine(op, part(step, n + 1 - step), part(0, n + 1 - step), loc), loc))
+                              combine(op, part(step, n + 1 - step), part(0, n + 1 - step), loc), loc))
             step *= 2
         if kind != "array":
             source = part(1, n) if kind == "inclusive" else part(0, n)
