@@ -35,8 +35,8 @@ from dataclasses import replace
 from ..incaq.ast import Assign, For, Index, Name, Num, nodes
 from ..incaq.checked import Sym
 from .estimate import cost
-from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_expr, map_exprs_in, \
-    map_stmts, names_read, own_exprs, stmts, written_name
+from .ir import Kernel, Span, affine, affine_expr, assigned_before_read, const_int, is_plain, \
+    map_expr, map_exprs_in, map_stmts, names_read, own_exprs, stmts, written_name
 from .remarks import Remarks
 
 
@@ -64,18 +64,6 @@ def _touches(s) -> tuple[set[str], set[str], list[tuple[Index, bool]]]:
 
 def _has_span(body: tuple) -> bool:
     return any(isinstance(n, Span) for x in stmts(body) for e in own_exprs(x) for n in nodes(e))
-
-
-def _first_assigns(body: tuple, name: str) -> bool:
-    """Whether the first top-level statement touching scalar ``name`` assigns it without reading
-    it (nothing nested in another statement counts as that first assignment)."""
-    for s in body:
-        reads, writes, _ = _touches(s)
-        if isinstance(s, Assign) and s.target == Name(name):
-            return name not in names_read(s.value)
-        if name in reads or name in writes:
-            return False
-    return False
 
 
 class Distributor:
@@ -131,7 +119,7 @@ class Distributor:
             if len(who) < 2:
                 continue
             if sym.kind == "scalar":
-                if _first_assigns(body, name) and name not in loop_vars:
+                if assigned_before_read(body, name) and name not in loop_vars:
                     crossing[name] = who
                 elif not all(isinstance(body[a], For) and body[a].var == name
                              and name not in names_read((body[a].lo, body[a].hi)) for a in who):

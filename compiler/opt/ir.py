@@ -228,6 +228,19 @@ def written_name(s) -> str | None:
     return None
 
 
+def assigned_before_read(body: tuple, name: str) -> bool:
+    """Whether the first statement of a block that touches scalar ``name`` (nested statements
+    counted as their enclosing one's) assigns it without reading it, so that no value of it is
+    carried into the block: a loop body's private scalar."""
+    for x in body:
+        reads = names_read_in((x,))
+        if isinstance(x, Assign) and x.target == Name(name):
+            return name not in reads
+        if name in reads or name in names_written((x,)):
+            return False
+    return False
+
+
 def names_written(body: tuple) -> set[str]:
     """Names assigned anywhere in a statement list (for loop variables included)."""
     return {n for s in stmts(body) if (n := written_name(s)) is not None}
@@ -362,5 +375,5 @@ def uses_outside_index(body, name: str) -> bool:
 
 
 __all__ = ["Span", "Kernel", "map_expr", "map_stmts", "map_stmts_topdown", "map_exprs_in", "substitute", "stmts",
-           "own_exprs", "rename_scalar", "read_counts", "names_read", "names_read_in", "names_written", "is_plain", "size", "affine", "affine_expr",
+           "own_exprs", "rename_scalar", "read_counts", "names_read", "names_read_in", "names_written", "assigned_before_read", "is_plain", "size", "affine", "affine_expr",
            "const_int", "cannot_fault", "uses_outside_index", "wrap", "Call", "Compare"]

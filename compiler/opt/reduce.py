@@ -20,8 +20,8 @@ from dataclasses import replace
 
 from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num
 from ..incaq.checked import Sym, type_of
-from .ir import Kernel, Span, affine, affine_expr, cannot_fault, const_int, is_plain, map_stmts, names_read, \
-    names_read_in, names_written
+from .ir import Kernel, Span, affine, affine_expr, assigned_before_read, cannot_fault, const_int, \
+    is_plain, map_stmts, names_read, names_written
 from . import show
 from .remarks import Remarks
 from .rules import identity
@@ -78,18 +78,6 @@ def conditional_sum(x, k: Kernel, loop: For, lo: int, hi: int, fast: bool):
     if sym.dtype == "i64":
         identity("if-add")
     return name, c, e
-
-
-def _private(body: tuple, name: str) -> bool:
-    """Whether the first statement of a body that touches scalar ``name`` assigns it without
-    reading it (so no value is carried from one iteration to the next)."""
-    for x in body:
-        reads = names_read_in((x,))
-        if isinstance(x, Assign) and x.target == Name(name):
-            return name not in reads
-        if name in reads or name in names_written((x,)):
-            return False
-    return False
 
 
 def combine(op: str, a, b, loc):
@@ -213,7 +201,7 @@ class Reducer:
             op, e = parts
             if isinstance(e, (Num, Name, Index)) or names_read(e) & written or s.var not in names_read(e):
                 continue
-            if isinstance(stmt.target, Name) and _private(s.body, stmt.target.id):
+            if isinstance(stmt.target, Name) and assigned_before_read(s.body, stmt.target.id):
                 continue  # reset every iteration: the vectoriser expands it instead
             etype = type_of(e, self.k.syms)
             v = self.k.fresh("v")
