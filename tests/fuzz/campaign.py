@@ -1,11 +1,13 @@
 """A fuzz campaign: inputs spread over worker processes, each input bounded in time and memory.
 
-Each worker is a forked process with an address-space limit (``RLIMIT_AS``) and its own
-workspace; it runs one input at a time under a wall-clock watchdog (``setitimer``) and is
-replaced every ``recycle`` inputs, so state one input leaves behind in the tools (caches,
-modules) cannot build up. The parent hands out (target, index) pairs and also keeps a hard
-deadline of its own, so an input that hangs where the watchdog cannot interrupt it (C code) or
-that kills its worker is a finding too, recorded by the same (seed, target, index).
+Each worker is a process forked from a fork server (a fresh, single-threaded process that has
+imported the tools once; forking the caller itself, a pytest-xdist worker say, which runs a thread
+of its own, may deadlock, and Python 3.12 warns of it), with an address-space limit
+(``RLIMIT_AS``) and its own workspace; it runs one input at a time under a wall-clock watchdog
+(``setitimer``) and is replaced every ``recycle`` inputs, so state one input leaves behind in the
+tools (caches, modules) cannot build up. The parent hands out (target, index) pairs and also keeps
+a hard deadline of its own, so an input that hangs where the watchdog cannot interrupt it (C code)
+or that kills its worker is a finding too, recorded by the same (seed, target, index).
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from pathlib import Path
 from .execute import Case, Corpus, Outcome, make_case, run_case, run_real, signature
 from .seeds import TARGETS, Workspace
 
+_CONTEXT = mp.get_context("forkserver")
 KEEP_PER_CLASS = 5  # reproducers written per finding class; later ones are only counted
 
 
@@ -105,8 +108,8 @@ class _Slot:
         self.start()
 
     def start(self) -> None:
-        self.conn, child = mp.get_context("fork").Pipe()
-        self.proc = mp.get_context("fork").Process(target=_worker, daemon=False,
+        self.conn, child = _CONTEXT.Pipe()
+        self.proc = _CONTEXT.Process(target=_worker, daemon=False,
                                                    args=(child, self.ws, self.corp, self.cfg))
         self.proc.start()
         child.close()
@@ -141,6 +144,7 @@ class _Slot:
 def run_campaign(cfg: Settings, progress=None) -> Tally:
     """Run ``cfg.inputs`` inputs round-robin over the targets; findings written as reproducers."""
     tally = Tally()
+    _CONTEXT.set_forkserver_preload([__name__])  # (until the server starts; then it has them)
     jobs = iter([(cfg.targets[i % len(cfg.targets)], i // len(cfg.targets))
                  for i in range(cfg.inputs)])
     start = time.monotonic()
