@@ -6,6 +6,9 @@ each input in-process under a time and memory bound: no exit 70, no traceback, n
 """
 from __future__ import annotations
 
+import threading
+import warnings
+
 import pytest
 from fuzz.campaign import Settings, Tally, run_campaign
 from fuzz.seeds import TARGETS, Workspace
@@ -29,6 +32,23 @@ def test_every_target_ran(tally):
 
 def test_no_findings(tally):
     assert not tally.findings
+
+
+def test_a_campaign_started_by_a_threaded_process_does_not_fork_that_process():
+    # pytest-xdist's workers run a thread of their own: forking them (Python 3.12 warns: "use of
+    # fork() may lead to deadlocks in the child") is what the fork server avoids
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        with warnings.catch_warnings(record=True) as caught:  # (os.fork's warning cannot raise)
+            warnings.simplefilter("always")
+            small = run_campaign(Settings(seed=SEED, inputs=len(TARGETS), jobs=1, real_every=0))
+    finally:
+        stop.set()
+        other.join()
+    assert small.inputs == {t: 1 for t in TARGETS} and not small.findings
+    assert not [w for w in caught if "fork()" in str(w.message)]
 
 
 def test_confine_keeps_every_path_inside_the_workspace(tmp_path):
