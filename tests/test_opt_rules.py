@@ -151,6 +151,8 @@ def _term(t, v: dict, dtype: str):
     a = [_term(x, v, dtype) for x in args]
     if op == "ite":
         return z3.If(*a)
+    if op in ("and", "or", "not"):
+        return {"and": z3.And, "or": z3.Or, "not": z3.Not}[op](*a)
     if op == "bool":
         one, zero = (z3.BitVecVal(1, 64), z3.BitVecVal(0, 64)) if dtype == "i64" else \
             (z3.FPVal(1.0, F64), z3.FPVal(0.0, F64))
@@ -159,6 +161,7 @@ def _term(t, v: dict, dtype: str):
         return (i64_op if dtype == "i64" else f64_op)(op, *a)
     if dtype == "i64":
         return {"+": lambda: a[0] + a[1], "-": lambda: a[0] - a[1], "*": lambda: a[0] * a[1],
+                "&": lambda: a[0] & a[1], "|": lambda: a[0] | a[1], "^": lambda: a[0] ^ a[1],
                 "<": lambda: a[0] < a[1],
                 "<=": lambda: a[0] <= a[1], ">": lambda: a[0] > a[1], ">=": lambda: a[0] >= a[1],
                 "==": lambda: a[0] == a[1], "!=": lambda: a[0] != a[1]}[op]()
@@ -183,7 +186,7 @@ from inca.compiler.opt.rules import IDENTITIES, identity  # noqa: E402
 @pytest.mark.parametrize("row", IDENTITIES, ids=lambda r: r.name)
 def test_every_identity_of_the_table_is_proven(row):
     names = _vars(row.lhs, set()) | _vars(row.rhs, set())
-    v = {n: z3.Bool(n) if n == "c" else z3.BitVec(n, 64) if row.dtype == "i64" else z3.FP(n, F64)
+    v = {n: z3.Bool(n) if n in ("c", "d") else z3.BitVec(n, 64) if row.dtype == "i64" else z3.FP(n, F64)
          for n in names}
     assert valid(_term(row.lhs, v, row.dtype) == _term(row.rhs, v, row.dtype)), row.name
 

@@ -29,8 +29,8 @@ from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, 
                          Unary, nodes)
 from ..incaq.checked import Seq, type_of
 from . import show
-from .ir import Kernel, cannot_fault, const_int, is_plain, map_stmts, names_read, own_exprs, stmts, \
-    write_counts
+from .ir import Kernel, cannot_fault, const_int, eager_safe, is_plain, map_stmts, map_stmts_looped, \
+    names_read, own_exprs, stmts, truth_bits, write_counts
 from .remarks import Remarks
 from .rules import FAST_MATH, NEGATED, SWAPPED, identity
 
@@ -55,7 +55,8 @@ class Converter:
             keep = Num(float(sym.value) if sym.dtype == "f64" else int(sym.value),
                        sym.dtype == "f64", x.loc)
             body[j] = (Assign(Index(b, (Name(n, x.loc),), x.loc), v, x.loc),
-                       Assign(Name(n, x.loc), Binary("+", Name(n, x.loc), c, x.loc), x.loc))
+                       Assign(Name(n, x.loc), Binary("+", Name(n, x.loc), truth_bits(c, self.k.syms),
+                                                     x.loc), x.loc))
             size = Num(sym.shape[0], False, x.loc)
             after.append(If(Compare("<", Name(n, x.loc), size, x.loc),
                             (Assign(Index(b, (Name(n, x.loc),), x.loc), keep, x.loc),), (), x.loc))
@@ -210,9 +211,8 @@ def _negation(e, x) -> bool:
 
 
 def _arms(s) -> tuple | None:
-    """(T, c, a, b) of ``if c then { T = a } else { T = b }`` (c a compare, nothing inlined)."""
-    if not (isinstance(s, If) and len(s.then) == 1 and len(s.orelse) == 1
-            and isinstance(s.cond, Compare)):
+    """(T, c, a, b) of ``if c then { T = a } else { T = b }`` (nothing inlined)."""
+    if not (isinstance(s, If) and len(s.then) == 1 and len(s.orelse) == 1):
         return None
     ta, tb = s.then[0], s.orelse[0]
     if not (isinstance(ta, Assign) and isinstance(tb, Assign) and ta.target == tb.target):
@@ -222,14 +222,17 @@ def _arms(s) -> tuple | None:
     return ta.target, s.cond, ta.value, tb.value
 
 
-def _select(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
+def _select(s, k: Kernel, remarks: Remarks, flags: frozenset[str], loop: For | None) -> tuple:
     """``if c then { T = a } else { T = b }`` as one assignment of T where one operation does
     what the branch does, so anywhere: arms that are c's operands as ``min`` or ``max`` (rules
     ``select<`` ... ``select>=-swapped``), arms 1 and 0 as c itself, 0 and 1 as c's negation
-    (i64 operands: rules ``select-bool``, ``select-not<`` ...) or ``1 - c`` (rule ``select-not``), ``x`` and its negation as ``abs(x)`` (rules ``if-abs<``,
-    ``if-abs<=``, ``select-abs>``, ``select-abs>=``). c's operands are evaluated either way, so
-    no fault moves. Exact for i64; for f64, min, max and abs differ on NaN or -0.0, so only with
-    -Ofast's flags (a missed remark otherwise)."""
+    (i64 operands: rules ``select-bool``, ``select-not<`` ...) or ``1 - c`` (rule
+    ``select-not``), ``x`` and its negation as ``abs(x)`` (rules ``if-abs<``, ``if-abs<=``,
+    ``select-abs>``, ``select-abs>=``). c's operands are evaluated either way, so no fault moves.
+    Exact for i64; for f64, min, max and abs differ on NaN or -0.0, so only with -Ofast's flags
+    (a missed remark otherwise). A condition with ``and``, ``or`` or ``not`` takes arms 1 and 0
+    (or 0 and 1) only, as its :func:`.ir.truth_bits`, in a counted ``loop`` where what
+    short-circuiting skips cannot fault."""
     arms = _arms(s)
     if arms is None:
         return (s,)
@@ -237,7 +240,10 @@ def _select(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
     dtype, syms, loc = type_of(t, k.syms), k.syms, s.loc
     one, zero = Num(1, False), Num(0, False)
     value, rule, func = None, None, None
-    if dtype == "i64" and type_of(c, syms) == "i64" and a == one and b == zero:
+    if not isinstance(c, Compare):
+        if dtype == "i64" and (a, b) in ((one, zero), (zero, one)) and eager_safe(c, k, loop):
+            value, rule = truth_bits(c if a == one else Not(c, loc), syms), "select-bool"
+    elif dtype == "i64" and type_of(c, syms) == "i64" and a == one and b == zero:
         value, rule = c, "select-bool"
     elif dtype == "i64" and type_of(c, syms) == "i64" and a == zero and b == one:
         if type_of(c.left, syms) == "i64":  # (an f64 compare's negation differs on NaN)
@@ -279,8 +285,8 @@ def _select(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
 
 def _arith_select(s, k: Kernel, loop: For, lo: int, hi: int) -> Assign | None:
     """``if c then { T = a } else { T = b }`` on an i64 T as ``T = b + c * (a - b)`` (rule
-    ``select-arith``, wrapping): both arms are evaluated now, so neither may fault anywhere in
-    the loop's range."""
+    ``select-arith``, wrapping; c as its :func:`.ir.truth_bits`): both arms are evaluated now,
+    and all of c, so none of them may fault anywhere in the loop's range."""
     arms = _arms(s)
     if arms is None:
         return None
@@ -288,8 +294,10 @@ def _arith_select(s, k: Kernel, loop: For, lo: int, hi: int) -> Assign | None:
     syms = k.syms
     if not (type_of(t, syms) == type_of(a, syms) == type_of(b, syms) == type_of(c, syms) == "i64"):
         return None
-    if not (cannot_fault(a, k, loop, lo, hi) and cannot_fault(b, k, loop, lo, hi)):
+    if not (cannot_fault(a, k, loop, lo, hi) and cannot_fault(b, k, loop, lo, hi)
+            and eager_safe(c, k, loop)):
         return None
+    c = truth_bits(c, syms)
     identity("select-arith")
     loc = s.loc
     return Assign(t, Binary("+", b, Binary("*", c, Binary("-", a, b, loc), loc), loc), loc)
@@ -309,10 +317,13 @@ def _zero(e) -> bool:
     return isinstance(e, Num) and e.value == 0
 
 
-def _step(s, k: Kernel, remarks: Remarks) -> tuple:
+def _step(s, k: Kernel, remarks: Remarks, loop: For | None) -> tuple:
     """``if c then x = x + 1`` (``- 1``) on an i64 scalar x is ``x = x + c`` (rules ``if-inc``,
-    ``if-dec``): c is evaluated once either way, and the step cannot fault."""
-    if not (isinstance(s, If) and not s.orelse and len(s.then) == 1 and isinstance(s.cond, Compare)):
+    ``if-dec``): c is evaluated once either way, and the step cannot fault. A condition with
+    ``and``, ``or`` or ``not`` is added as its :func:`.ir.truth_bits`, in a counted ``loop``
+    where what short-circuiting skips cannot fault."""
+    if not (isinstance(s, If) and not s.orelse and len(s.then) == 1
+            and (isinstance(s.cond, Compare) or eager_safe(s.cond, k, loop))):
         return (s,)
     a = s.then[0]
     if not (isinstance(a, Assign) and isinstance(a.target, Name) and isinstance(a.value, Binary)
@@ -325,7 +336,7 @@ def _step(s, k: Kernel, remarks: Remarks) -> tuple:
     identity("if-inc" if a.value.op == "+" else "if-dec")
     remarks.done(s.loc, f"if on {a.target.id} turned into {a.target.id} = {a.target.id} "
                  f"{a.value.op} ({show.expr(s.cond)})")
-    return (Assign(a.target, Binary(a.value.op, a.target, s.cond, a.loc), s.loc),)
+    return (Assign(a.target, Binary(a.value.op, a.target, truth_bits(s.cond, k.syms), a.loc), s.loc),)
 
 
 def ifconvert(k: Kernel, remarks: Remarks, flags: frozenset[str] = frozenset()) -> Kernel:
@@ -333,9 +344,9 @@ def ifconvert(k: Kernel, remarks: Remarks, flags: frozenset[str] = frozenset()) 
     conditional appends of the kernel's top-level counted loops (a loop nested in another would
     start with the count the outer loop left, which is not known)."""
     k = k.but(map_stmts(k.body, lambda s: _clamp(s, k, remarks, flags)))
-    k = k.but(map_stmts(k.body, lambda s: _select(s, k, remarks, flags)))
+    k = k.but(map_stmts_looped(k.body, lambda s, loop: _select(s, k, remarks, flags, loop)))
     k = k.but(map_stmts(k.body, lambda s: _in_loop(s, k, remarks, flags)))
-    k = k.but(map_stmts(k.body, lambda s: _step(s, k, remarks)))
+    k = k.but(map_stmts_looped(k.body, lambda s, loop: _step(s, k, remarks, loop)))
     conv = Converter(k, remarks)
     out = []
     for s in k.body:

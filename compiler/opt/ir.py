@@ -21,7 +21,8 @@ from typing import Callable, Iterator
 from ...lang.diagnostics import Loc
 from ..incaq.ast import (NOWHERE, Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile,
                          Expr, For, If, IfExpr, Index, Loop, Name, Not, Num, Unary, While, nodes)
-from ..incaq.checked import Checked, Jump, Mark, Seq, Sym, TailLoop
+from ..incaq.checked import Checked, Jump, Mark, Seq, Sym, TailLoop, type_of
+from .rules import NEGATED, identity
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -111,6 +112,22 @@ def map_stmts(body: tuple, fn: Callable) -> tuple:
             case If(then=t, orelse=o):
                 s = replace(s, then=map_stmts(t, fn), orelse=map_stmts(o, fn))
         out.extend(fn(s))
+    return tuple(out)
+
+
+def map_stmts_looped(body: tuple, fn: Callable, loop: For | None = None) -> tuple:
+    """:func:`map_stmts` with ``fn(s, loop)``: ``loop`` the ``For`` whose iterations run s (s in
+    its body, or in an ``if`` there), None outside counted loops and inside any other loop."""
+    out: list = []
+    for s in body:
+        match s:
+            case For(body=b):
+                s = replace(s, body=map_stmts_looped(b, fn, s))
+            case While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
+                s = replace(s, body=map_stmts_looped(b, fn, None))
+            case If(then=t, orelse=o):
+                s = replace(s, then=map_stmts_looped(t, fn, loop), orelse=map_stmts_looped(o, fn, loop))
+        out.extend(fn(s, loop))
     return tuple(out)
 
 
@@ -324,14 +341,21 @@ def const_int(e) -> int | None:
     return int(e.value) if isinstance(e, Num) and not e.is_float else None
 
 
+#: The calls no operand makes fault (``i64`` of an f64 does: NaN, or out of range).
+_NEVER_FAULT = frozenset({"min", "max", "abs", "f64"})
+
+
 def cannot_fault(e, k: Kernel, loop: For, lo: int, hi: int) -> bool:
-    """Whether evaluating e in any iteration of ``loop`` (``lo .. hi``) cannot fault: no
-    division, conversion or call, and every index affine in the loop variable and inside its
-    array over the loop's range."""
+    """Whether evaluating e in any iteration of ``loop`` (``lo .. hi``) cannot fault: no i64
+    division or remainder but by a nonzero constant (``INT64_MIN / -1`` wraps), no conversion to
+    i64 and no call but ``min``, ``max``, ``abs`` and ``f64``, and every index affine in the loop
+    variable and inside its array over the loop's range. (f64 division is IEEE's: never a
+    fault.)"""
     for node in nodes(e):
-        if isinstance(node, Binary) and node.op in ("/", "%"):
+        if isinstance(node, Binary) and node.op in ("/", "%") and type_of(node, k.syms) == "i64" \
+                and const_int(node.right) in (None, 0):
             return False
-        if hasattr(node, "func") or hasattr(node, "pre"):
+        if hasattr(node, "pre") or hasattr(node, "func") and node.func not in _NEVER_FAULT:
             return False
         if isinstance(node, Index):
             for ix, dim in zip(node.indices, k.syms[node.base].shape):
@@ -342,6 +366,47 @@ def cannot_fault(e, k: Kernel, loop: For, lo: int, hi: int) -> bool:
                 ends = (a[0] + step * lo, a[0] + step * (hi - 1))
                 if min(ends) < 0 or max(ends) >= dim:
                     return False
+    return True
+
+
+def truth_bits(c, syms: dict[str, Sym]) -> Expr:
+    """The truth of the condition c as an i64 1 or 0, computed without a branch: a comparison is
+    its own value; ``a and b`` is ``a & b`` and ``a or b`` is ``a | b`` (rules ``and-bits``,
+    ``or-bits``); ``not`` negates an i64 comparison (``not<`` ...; an f64 one differs on NaN)
+    and takes anything else ``^ 1`` (``not-bits``); any other value v is ``v != 0``, the truth
+    a branch tests. Both sides of ``and`` and ``or`` are evaluated now: the caller has made sure
+    that c cannot fault."""
+    match c:
+        case Compare():
+            return c
+        case BoolOp(op=op, left=a, right=b):
+            identity(f"{op}-bits")
+            return Binary("&" if op == "and" else "|", truth_bits(a, syms), truth_bits(b, syms), c.loc)
+        case Not(operand=Compare(op=op) as x) if type_of(x.left, syms) == type_of(x.right, syms) \
+                == "i64":
+            identity(f"not{op}")
+            return replace(x, op=NEGATED[op])
+        case Not(operand=x):
+            identity("not-bits")
+            return Binary("^", truth_bits(x, syms), Num(1, False, c.loc), c.loc)
+    zero = Num(0.0, True, c.loc) if type_of(c, syms) == "f64" else Num(0, False, c.loc)
+    return Compare("!=", c, zero, c.loc)
+
+
+def eager_safe(c, k: Kernel, loop: For | None) -> bool:
+    """Whether the condition c may be evaluated whole (:func:`truth_bits`) in every iteration of
+    ``loop`` (a counted loop with constant bounds): every operand ``and`` and ``or`` may skip
+    cannot fault there."""
+    if loop is None:
+        return False
+    lo, hi = const_int(loop.lo), const_int(loop.hi)
+    if lo is None or hi is None:
+        return False
+    match c:
+        case BoolOp(left=a, right=b):
+            return eager_safe(a, k, loop) and cannot_fault(b, k, loop, lo, hi)
+        case Not(operand=x):
+            return eager_safe(x, k, loop)
     return True
 
 

@@ -21,7 +21,7 @@ from dataclasses import replace
 from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num
 from ..incaq.checked import Sym, type_of
 from .ir import Kernel, Span, affine, affine_expr, assigned_before_read, cannot_fault, const_int, \
-    is_plain, map_stmts, names_read, names_written
+    is_plain, map_stmts, names_read, names_written, truth_bits
 from . import show
 from .remarks import Remarks
 from .rules import identity
@@ -168,6 +168,7 @@ class Reducer:
         name, c, e = parts
         x = s.body[0]
         target = Name(name, x.loc)
+        c = truth_bits(c, self.k.syms)
         step = Assign(target, Binary("+", target, Binary("*", c, e, x.loc), x.loc), x.loc)
         mine, self.remarks = self.remarks, Remarks(pass_name=self.remarks.pass_name)
         syms = dict(self.k.syms)

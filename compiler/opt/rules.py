@@ -53,12 +53,13 @@ class Identity:
     """``lhs = rhs`` for every value of the variables, in type ``dtype``: the rewrites of a shape a
     :class:`Rule` cannot say, on which passes that restructure code rely.
 
-    Terms are tuples ``(op, arg, ...)``: ``+ - *`` and the relations ``< <= > >= == !=`` (whose
-    value is the truth of the relation), ``max`` and ``min`` (INCA-A's MAX and MIN), ``ite``
-    (``(ite, c, a, b)``: a if c else b), ``bool``
-    (1 if its argument is true, else 0); a string is a variable (``c`` a truth value, every other
-    one of type ``dtype``), an int a constant. ``tests/test_opt_rules.py`` proves each row with z3
-    (i64 over 64-bit bit-vectors, f64 in IEEE arithmetic)."""
+    Terms are tuples ``(op, arg, ...)``: ``+ - *``, the bitwise ``& | ^`` (i64), the relations
+    ``< <= > >= == !=`` (whose value is the truth of the relation), ``and``, ``or`` and ``not``
+    of truth values, ``max`` and ``min`` (INCA-A's MAX and MIN), ``ite`` (``(ite, c, a, b)``: a
+    if c else b), ``bool`` (1 if its argument is true, else 0); a string is a variable (``c`` and
+    ``d`` truth values, every other one of type ``dtype``), an int a constant.
+    ``tests/test_opt_rules.py`` proves each row with z3 (i64 over 64-bit bit-vectors, f64 in IEEE
+    arithmetic)."""
 
     name: str
     dtype: str
@@ -106,6 +107,15 @@ IDENTITIES: tuple[Identity, ...] = (
                "ifconvert") for op in NEGATED),
     Identity("select-arith", "i64", ("ite", "c", "a", "b"),
              ("+", "b", ("*", ("bool", "c"), ("-", "a", "b"))), "ifconvert"),
+    # a condition's truth as a value without a branch (ir.truth_bits): `and` is &, `or` is |,
+    # `not` is ^ 1 or, for i64 operands, the negated relation
+    Identity("and-bits", "i64", ("bool", ("and", "c", "d")), ("&", ("bool", "c"), ("bool", "d")),
+             "ifconvert"),
+    Identity("or-bits", "i64", ("bool", ("or", "c", "d")), ("|", ("bool", "c"), ("bool", "d")),
+             "ifconvert"),
+    Identity("not-bits", "i64", ("bool", ("not", "c")), ("^", ("bool", "c"), 1), "ifconvert"),
+    *(Identity(f"not{op}", "i64", ("bool", ("not", (op, "x", "y"))), ("bool", (NEGATED[op], "x", "y")),
+               "ifconvert") for op in NEGATED),
     # if x < k then x = k is x = max(x, k); > and >= give min (ifconvert's clamps)
     *(Identity(f"clamp{op}", "i64", ("ite", (op, "x", "k"), "k", "x"),
                ("max" if op in ("<", "<=") else "min", "x", "k"), "ifconvert")
