@@ -2,7 +2,8 @@
 turns a condition into a number (a count, a 1/0 select, arithmetic arms, a conditional sum, a
 conditional append), ``a and b`` is ``a & b``, ``a or b`` is ``a | b`` and ``not`` a negated
 compare or ``^ 1``, so the loop has no branch and vectorises; only where what short-circuiting
-skips cannot fault (``ir.eager_safe``). Random conditions against -O0."""
+skips cannot fault (``ir.eager_safe``). Random conditions against -O0 (60 in the suite,
+``INCA_TRUTH_EXAMPLES=N`` for more)."""
 from __future__ import annotations
 
 import math

@@ -15,7 +15,7 @@ loop tags; a fixed index becomes a one-element span where broadcasting needs a s
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from ..incaq.ast import Assign, For, Index, Name, Num, nodes
 from ..incaq.checked import Sym, type_of
@@ -23,6 +23,11 @@ from .dependence import Access, NotAffine, conflict
 from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_expr, names_read, \
     names_read_in, names_written, uses_outside_index
 from .remarks import Remarks
+
+
+#: The longest table of a loop variable's values (32 KiB) made to vectorise a loop that uses the
+#: variable as a value: it is data the program loads, in the same memory as the kernel's arrays.
+MAX_TABLE = 4096
 
 
 class Refused(Exception):
@@ -91,7 +96,7 @@ class Vectoriser:
         if i in names_written(body):
             raise Refused(f"the body assigns the loop variable {i}")
         if uses_outside_index(body, i):
-            raise Refused(f"the loop variable {i} is used as a value, not only in indices")
+            body = tuple(Assign(x.target, self.counted(x.value, i, hi, s.loc), x.loc) for x in body)
         for x in body:
             for ix in (*x.target.indices, *(n for e in nodes(x.value) if isinstance(e, Index)
                                             for n in e.indices)) if isinstance(x.target, Index) else ():
@@ -102,6 +107,44 @@ class Vectoriser:
         self.check_independent(s, body, lo, hi)
         out = tuple(self.vector_stmt(x, i, lo, trip) for x in body)
         return out + after + (Assign(Name(i, s.loc), Num(hi, False, s.loc), s.loc),)
+
+    # ---- the loop variable as a value ---------------------------------------------------------
+
+    def counted(self, e, i: str, hi: int, loc):
+        """e with each use of the loop variable i as a value (not in an index) read from the
+        kernel's table of counts, ``C[i][0]`` (C[n][0] = n: its second dimension is the size-1
+        one a column of a 2-D statement broadcasts over), which vectorises like any operand."""
+        if isinstance(e, Name) and e.id == i:
+            table = self.table(hi, loc)
+            return Index(table, (Name(i, e.loc), Num(0, False, e.loc)), e.loc)
+        if isinstance(e, (Index, Span)) or not hasattr(e, "__dataclass_fields__"):
+            return e  # (an index is an address: it is spread, not read from the table)
+        changes = {}
+        for f in fields(e):
+            v = getattr(e, f.name)
+            new = tuple(self.counted(x, i, hi, loc) for x in v) if isinstance(v, tuple) \
+                else self.counted(v, i, hi, loc) if f.name != "loc" else v
+            if new != v:
+                changes[f.name] = new
+        return replace(e, **changes) if changes else e
+
+    def table(self, hi: int, loc) -> str:
+        """The name of the constant table of counts 0 .. hi - 1 (at least), made or grown here:
+        one per kernel (any private i64[n][1] array that holds 0 .. n - 1 and that nothing
+        writes, as an earlier pass may have made; a longer one serves every shorter use)."""
+        written = names_written(self.k.body)
+        name = next((n for n, sym in self.k.syms.items()
+                     if sym.kind == "array" and sym.role == "var" and sym.dtype == "i64"
+                     and len(sym.shape) == 2 and sym.shape[1] == 1
+                     and sym.value == tuple(range(sym.shape[0])) and n not in written), None)
+        if name is not None and self.k.syms[name].shape[0] >= hi:
+            return name
+        if hi > MAX_TABLE:
+            raise Refused(f"the loop variable is used as a value and the loop counts to {hi:,} "
+                          f"(a table of its values is made up to {MAX_TABLE:,})")
+        name = name or self.k.fresh("count")
+        self.k.syms[name] = Sym(name, "array", "i64", (hi, 1), "var", tuple(range(hi)), loc)
+        return name
 
     # ---- private scalars and temporaries ----------------------------------------------------
 
