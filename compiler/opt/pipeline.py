@@ -11,6 +11,7 @@ from typing import Callable
 
 from ...lang.frozen import frozen
 from ..incaq.checked import Checked
+from .argmax import argmax
 from .canon import canon
 from .compact import compact
 from .dce import dce
@@ -80,6 +81,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("distribute", 2, lambda k, r, lv: distribute(k, r, lv.fast_math)),
     ("interchange", 2, lambda k, r, lv: interchange(k, r)),
     ("scan", 2, lambda k, r, lv: scan(k, r, lv.fast_math)),
+    ("argmax", 2, lambda k, r, lv: argmax(k, r, lv.fast_math)),
     ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),
     ("vectorise", 2, lambda k, r, lv: vectorise(k, r)),
     ("unroll", 1, lambda k, r, lv: unroll(k, r, lv.opt)),
