@@ -25,6 +25,7 @@ from .ir import Kernel
 from .licm import licm
 from .reduce import reduce
 from .scan import scan
+from .split import split
 from .remarks import Remarks
 from .rules import FAST_MATH
 from .show import show
@@ -75,6 +76,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("propagate", 1, lambda k, r, lv: propagate(k, r)),
     ("dce", 1, lambda k, r, lv: dce(k, r)),
     ("licm", 1, lambda k, r, lv: licm(k, r)),
+    ("split", 2, lambda k, r, lv: split(k, r)),
     ("compact", 2, lambda k, r, lv: compact(k, r)),
     ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r, lv.flags)),
     ("gather", 2, lambda k, r, lv: gather(k, r)),
