@@ -334,9 +334,10 @@ def _step(s, k: Kernel, remarks: Remarks, loop: For | None) -> tuple:
     if sym.kind != "scalar" or sym.dtype != "i64":
         return (s,)
     identity("if-inc" if a.value.op == "+" else "if-dec")
+    truth = truth_bits(s.cond, k.syms)
     remarks.done(s.loc, f"if on {a.target.id} turned into {a.target.id} = {a.target.id} "
-                 f"{a.value.op} ({show.expr(s.cond)})")
-    return (Assign(a.target, Binary(a.value.op, a.target, truth_bits(s.cond, k.syms), a.loc), s.loc),)
+                 f"{a.value.op} {show.expr(truth)}")
+    return (Assign(a.target, Binary(a.value.op, a.target, truth, a.loc), s.loc),)
 
 
 def ifconvert(k: Kernel, remarks: Remarks, flags: frozenset[str] = frozenset()) -> Kernel:

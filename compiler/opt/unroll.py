@@ -37,6 +37,6 @@ def unroll(k: Kernel, remarks: Remarks, level: int = 1) -> Kernel:
         out = []
         for t in range(lo, lo + trip):
             out.extend(substitute(s.body, s.var, Num(t, False, s.loc)))
-        remarks.done(s.loc, f"loop over {s.var} fully unrolled ({trip} iterations)")
+        remarks.done(s.loc, f"loop over {s.var} fully unrolled ({trip} iteration{'s' if trip != 1 else ''})")
         return (*out, Assign(Name(s.var, s.loc), Num(max(hi, lo), False, s.loc), s.loc))
     return k.but(map_stmts(k.body, fn))

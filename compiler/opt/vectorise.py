@@ -67,6 +67,9 @@ class Vectoriser:
         return tuple(out)
 
     def loop(self, s: For) -> tuple:
+        lo, hi = const_int(s.lo), const_int(s.hi)
+        if lo is not None and hi is not None and hi - lo < 2:
+            return (s,)  # (no remark: there is nothing to vectorise, and unroll takes it)
         syms, temps = dict(self.k.syms), set(self.temps)
         try:
             new = self.vectorise(s)
