@@ -49,7 +49,7 @@ SUBPROCESS = os.environ.get("INCA_GOLDEN_SUBPROCESS") == "1"
 @dataclass(frozen=True)
 class Source:
     """A program with golden files: ``kind`` is asm, kernels (examples), examples
-    (examples/programs), programs or errors."""
+    (examples/programs), optimiser (examples/optimiser), programs or errors."""
 
     path: Path
     kind: str
@@ -66,10 +66,11 @@ class Source:
         return EXPECTED / self.kind / f"{self.name}.{ext}"
 
     def exts(self) -> tuple[str, ...]:
-        """The golden files this source has (the paper's kernels also at -O2 and -Ofast)."""
+        """The golden files this source has (the paper's kernels and the optimiser's examples
+        also at -O2 and -Ofast)."""
         if self.kind == "errors":
             return ("err",)
-        return RUNS_OUTPUT + (OPTIMISED if self.kind == "kernels" else ())
+        return RUNS_OUTPUT + (OPTIMISED if self.kind in ("kernels", "optimiser") else ())
 
     def args(self) -> list[str]:
         """Extra command-line arguments: ``# ARGS:`` in the leading comments, or the example rule."""
@@ -93,6 +94,7 @@ def sources() -> list[Source]:
     found = [Source(p, "asm") for p in sorted((ROOT / "examples" / "asm").glob("*.incaa"))]
     found += [Source(p, "kernels") for p in sorted((ROOT / "examples" / "kernels").glob("*.incaq"))]
     found += [Source(p, "examples") for p in sorted((ROOT / "examples" / "programs").glob("*.incaq"))]
+    found += [Source(p, "optimiser") for p in sorted((ROOT / "examples" / "optimiser").glob("*.incaq"))]
     found += [Source(p, "programs") for p in sorted((GOLDEN / "programs").glob("*.inca[aq]"))]
     found += [Source(p, "errors") for p in sorted((GOLDEN / "errors").glob("*.incaq"))]
     return found
@@ -218,7 +220,8 @@ def test_suite_is_complete():
     """Enough golden files, none without a case, every kind of source present."""
     wanted = {src.expected(ext) for src, ext in CASES}
     assert len(wanted) >= 50
-    assert {s.kind for s, _ in CASES} == {"asm", "kernels", "examples", "programs", "errors"}
+    assert {s.kind for s, _ in CASES} == {"asm", "kernels", "examples", "optimiser", "programs",
+                                          "errors"}
     on_disk = set(EXPECTED.rglob("*.*")) | set((GOLDEN / "errors").glob("*.err"))
     stray = sorted(str(p.relative_to(ROOT)) for p in on_disk - wanted)
     assert not stray, f"golden files without a source: {stray}"
@@ -226,6 +229,6 @@ def test_suite_is_complete():
 
 def test_golden_programs_say_what_they_test():
     for src in sources():
-        if src.kind in ("examples", "programs", "errors"):
+        if src.kind in ("examples", "optimiser", "programs", "errors"):
             first = src.path.read_text(encoding="utf-8").splitlines()[0]
             assert first.startswith(("#", ";")), f"{src.path.name}: start with a comment saying what it tests"
