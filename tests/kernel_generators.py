@@ -1,0 +1,141 @@
+"""Random loop kernels of the shapes the -O2 passes rewrite (a hypothesis strategy; not collected).
+
+incaq_generators.py draws general programs (calls, while loops, early exits), which exercise the
+front end and -O1, but few of them have the counted loops over arrays that -O2's passes look for.
+These do: one to four loops over arrays of one size, each body one to three statements drawn from
+maps, reductions, conditional steps and sums, selects, running minima and maxima with payloads,
+private temporaries, prefix scans, clamps, appends, tests of the loop variable and 2-D nests with
+a scalar accumulator, sharing arrays and scalars, so that passes meet each other's output.
+
+Every index but an append's stays in bounds and no division has a variable divisor; appends may
+run past their array (twice the loops' length) in kernels with several of them, and such a
+kernel must then fault at every level as at -O0.
+"""
+from __future__ import annotations
+
+import math
+
+from hypothesis import strategies as st
+
+SIZES = (8, 16, 33)
+SPECIALS_F64 = (math.nan, math.inf, -math.inf, -0.0, 0.0)
+
+
+class _Kernel:
+    """One kernel being drawn: the hypothesis draw function, the element type and the sizes."""
+
+    def __init__(self, draw, dtype: str, n: int, rows: int, cols: int):
+        self.draw, self.t, self.n, self.rows, self.cols = draw, dtype, n, rows, cols
+
+    def pick(self, options):
+        return self.draw(st.sampled_from(options))
+
+    def const(self) -> str:
+        k = self.draw(st.integers(-5, 9))
+        return f"{k}.5" if self.t == "f64" and self.draw(st.booleans()) else \
+            (f"{k}.0" if self.t == "f64" else str(k))
+
+    def leaf(self, shifted: bool) -> str:
+        options = ["X[i]", "Z[i]", "i", "s", "Y[i]", self.const()]
+        if shifted:
+            options += ["X[i - 1]", "X[i + 1]"]
+        return self.pick(options)
+
+    def expr(self, depth: int, shifted: bool) -> str:
+        if depth == 0 or self.draw(st.integers(0, 2)) == 0:
+            return self.leaf(shifted)
+        a, b = self.expr(depth - 1, shifted), self.expr(depth - 1, shifted)
+        ops = ["+", "-", "*", "min", "max", "abs"] + (["&", "^", "/3"] if self.t == "i64" else [])
+        op = self.pick(ops)
+        if op in ("min", "max"):
+            return f"{op}({a}, {b})"
+        if op == "abs":
+            return f"abs({a})"
+        if op == "/3":
+            return f"({a} / 3)"
+        return f"({a} {op} {b})"
+
+    def cond(self, shifted: bool) -> str:
+        kind = self.pick(("value", "value", "index", "both"))
+        n = self.n
+        if kind == "index":
+            return self.pick((f"i < {n // 2}", "i == 1 or i == " + str(n - 2), f"i >= {n // 3}",
+                              f"not (i > {n - 3})"))
+        rel = self.pick(("<", "<=", ">", ">=", "==", "!="))
+        c = f"{self.expr(1, shifted)} {rel} {self.expr(1, shifted)}"
+        if kind == "both":
+            c = f"{c} {self.pick(('and', 'or'))} {self.pick(('X[i] > Z[i]', f'i < {n - 4}'))}"
+        return c
+
+    def stmt(self, shifted: bool) -> list[str]:
+        """The lines of one statement of a loop over i (``shifted``: i runs 1 .. N - 1)."""
+        e = self.expr(2, shifted)
+        kind = self.pick(("map", "reduce", "step", "csum", "select", "argmax", "private", "scan",
+                          "clamp", "append"))
+        if kind == "map":
+            return [f"Y[i] = {e}"]
+        if kind == "reduce":
+            op = self.pick(("+", "*", "min", "max") + (("&", "|", "^") if self.t == "i64" else ()))
+            return [f"s = {op}(s, {e})" if op in ("min", "max") else f"s = s {op} {e}"]
+        if kind == "step":
+            return [f"if {self.cond(shifted)} then {{ n = n + 1 }}"]
+        if kind == "csum":
+            return [f"if {self.cond(shifted)} then {{ s = s + {e} }}"]
+        if kind == "select":
+            other = self.expr(1, shifted)
+            return [f"if {self.cond(shifted)} then {{ Y[i] = {e} }} else {{ Y[i] = {other} }}"]
+        if kind == "argmax":
+            rel = self.pick(("<", "<=", ">", ">="))
+            value = self.pick(("X[i]", "Z[i]"))
+            return [f"if {self.pick((value, value, e))} {rel} m then {{ m = {value}; k = i }}"]
+        if kind == "private":
+            return [f"t = {e}", f"Y[i] = t * {self.expr(1, shifted)}"]
+        if kind == "scan" and shifted:
+            return [f"P[i] = P[i - 1] {self.pick(('+', '*'))} {self.pick(('X[i]', 'Z[i]', e))}"]
+        if kind == "clamp":
+            return [f"if Y[i] {self.pick(('>', '<'))} {self.const()} then {{ Y[i] = {self.const()} }}"]
+        if kind == "append":
+            return [f"if {self.cond(shifted)} then {{ B[q] = {e}; q = q + 1 }}"]
+        return [f"Y[i] = {e}"]
+
+    def loop(self) -> list[str]:
+        if self.draw(st.integers(0, 4)) == 0:  # a 2-D nest with a scalar accumulator per row
+            op = self.pick(("+", "max"))
+            step = "acc = acc + A[i][j] * W[j]" if op == "+" else "acc = max(acc, A[i][j] - W[j])"
+            return [f"for i in 0 .. {self.rows} do {{", "    acc = A[i][0]",
+                    f"    for j in 0 .. {self.cols} do {{ {step} }}", "    R[i] = acc", "}"]
+        shifted = self.draw(st.booleans())
+        lo, hi = (1, self.n - 1) if shifted else (0, self.n)
+        body = [line for _ in range(self.draw(st.integers(1, 3))) for line in self.stmt(shifted)]
+        return [f"for i in {lo} .. {hi} do {{", *(f"    {line}" for line in body), "}"]
+
+
+@st.composite
+def kernels(draw):
+    """(text, inputs, finite inputs): a kernel, inputs that may hold NaN, infinities and -0.0,
+    and inputs that do not (for -Ofast)."""
+    dtype = draw(st.sampled_from(("i64", "f64")))
+    n, rows, cols = (draw(st.sampled_from(options)) for options in (SIZES, (3, 4), (4, 8)))
+    k = _Kernel(draw, dtype, n, rows, cols)
+    t = dtype
+    head = [f"input X: {t}[{n}]", f"input Z: {t}[{n}]", f"input A: {t}[{rows}][{cols}]",
+            f"input W: {t}[{cols}]", f"output Y: {t}[{n}]", f"output P: {t}[{n}]",
+            f"output B: {t}[{2 * n}]", f"output R: {t}[{rows}]", f"output s: {t}", f"output m: {t}",
+            "output k: i64", "output n: i64", "output q: i64", "var t: " + t, "var acc: " + t]
+    body = ["m = X[0]", "P[0] = X[0]"]
+    for _ in range(draw(st.integers(1, 4))):
+        body += k.loop()
+    text = "\n".join(head + body) + "\n"
+
+    def values(count: int, special: bool) -> list:
+        if t == "i64":
+            edge = (-(1 << 63), (1 << 63) - 1, 0, -1)
+            return [draw(st.sampled_from(edge)) if special and draw(st.integers(0, 9)) == 0
+                    else draw(st.integers(-9, 9)) for _ in range(count)]
+        return [draw(st.sampled_from(SPECIALS_F64)) if special and draw(st.integers(0, 9)) == 0
+                else draw(st.integers(-16, 16)) * 0.25 for _ in range(count)]
+
+    sizes = {"X": n, "Z": n, "A": rows * cols, "W": cols}
+    special = {name: values(size, True) for name, size in sizes.items()}  # (A row by row)
+    finite = {name: values(size, False) for name, size in sizes.items()}
+    return text, special, finite
