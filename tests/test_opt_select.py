@@ -111,6 +111,22 @@ def test_an_abs_in_place_is_its_negation_and_one_max():
     assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs
 
 
+@pytest.mark.parametrize("t, values", (("i64", I64), ("f64", F64[:60] + [math.nan, -1e308, 2.5, -0.0])))
+def test_an_abs_into_another_location_is_three_instructions(t, values):
+    # Y = -X, then Y = max(Y, X): no temporary, no copy
+    text = (f"input X: {t}[64]\ninput w: {t}\noutput Y: {t}[64]\noutput z: {t}\n"
+            "for i in 0 .. 64 do {\n    Y[i] = abs(X[i])\n}\nz = abs(w)\n")
+    lines = [ln.split(None, 1)[1] for ln in asm(text, O2).splitlines()
+             if ln.split(None, 1)[:1] and ln.split(None, 1)[0].isdigit()]
+    minus = "-1.0" if t == "f64" else "-1"
+    assert lines == ["PUTL Y[0:64], X[0:64]", f"MUL Y[0:64], Y[0:64], {minus}",
+                     "MAX Y[0:64], Y[0:64], X[0:64]", "PUTL z, w", f"MUL z, z, {minus}",
+                     "MAX z, z, w", "END"]
+    for w in values[-4:]:
+        inputs = {"X": values, "w": [w]}
+        assert repr(run(text, O2, inputs).outputs) == repr(run(text, None, inputs).outputs)
+
+
 def test_a_clamp_of_an_element_becomes_max_so_a_column_maximum_vectorises():
     text = ("input A: i64[16][16]\noutput M: i64[16]\nfor j in 0 .. 16 do {\n    M[j] = A[0][j]\n}\n"
             "for i in 1 .. 16 do {\n    for j in 0 .. 16 do {\n"

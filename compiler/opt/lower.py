@@ -108,6 +108,19 @@ class OptLowerer(Lowerer):
                 self.emit("MUL", neg, Imm(-1.0 if dtype == "f64" else -1, dtype, self.loc))
                 self.emit("MAX", dest, neg)
                 return
+            if isinstance(value, Call) and value.func == "abs" and _simple_value(value.args[0]) \
+                    and base not in names_read(value) \
+                    and self.expr_type(value.args[0]) == self.syms[base].dtype:
+                # T = abs(e), e an operand T is not: -e into T and one MAX with e (MAX is
+                # symmetric here: a NaN result is the one NaN, and -0.0 < +0.0 either way),
+                # where the -O0 rule computes -e in a temporary and copies e into T first
+                self.loc = s.loc
+                self.next = self.base + 1
+                dest, src, dtype = self.operand(t), self.operand(value.args[0]), self.syms[base].dtype
+                self.emit("PUTL", dest, src)
+                self.emit("MUL", dest, Imm(-1.0 if dtype == "f64" else -1, dtype, self.loc))
+                self.emit("MAX", dest, src)
+                return
             if _simple_value(value) or base in names_read(value) or self.clobbers(value):
                 super().assign(s)
                 return
