@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ...lang.isa import lookup, semantics
 from ..incaq.ast import BoolOp, Break, Compare, Continue, For, If, Not, Num
 from ..incaq.checked import Jump, Mark, TailLoop
+from ..incaq.lower import REL
 from .ir import Kernel, affine, const_int, map_stmts, stmts, wrap
 from .remarks import Remarks
 
@@ -26,8 +28,6 @@ MAX_PARTS = 4
 #: The longest loop whose conditions are evaluated iteration by iteration here.
 MAX_TRIP = 1 << 16
 
-_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-            ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 
 
 class Splitter:
@@ -73,8 +73,8 @@ class Splitter:
                 fa, fb = affine(a, self.k.syms), affine(b, self.k.syms)
                 if fa is None or fb is None or not set(fa[1]) | set(fb[1]) <= {i}:
                     return None
-                test = _COMPARE[op]
-                return [test(wrap(fa[0] + fa[1].get(i, 0) * n), wrap(fb[0] + fb[1].get(i, 0) * n))
+                test = semantics(lookup(REL[op]), "i64")  # INCA-A's LT ... NE: 1 or 0
+                return [test(wrap(fa[0] + fa[1].get(i, 0) * n), wrap(fb[0] + fb[1].get(i, 0) * n)) == 1
                         for n in range(lo, hi)]
             case BoolOp(op=op, left=a, right=b):
                 ta, tb = self.truth(a, i, lo, hi), self.truth(b, i, lo, hi)
