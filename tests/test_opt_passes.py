@@ -327,6 +327,19 @@ def test_a_conditional_append_is_if_converted_and_exact(a):
     assert run(FILTER, O2, {"A": a}).outputs == run(FILTER, None, {"A": a}).outputs
 
 
+def test_an_append_in_a_loop_that_stays_scalar_keeps_its_branch():
+    # found by the kernel fuzzer: beside another if, the loop does not vectorise, and storing in
+    # every iteration cost more than -O0's branch where the condition is never true
+    text = ("input X: i64[8]\noutput Y: i64[8]\noutput B: i64[16]\noutput s: i64\n"
+            "output q: i64\nfor i in 0 .. 8 do {\n"
+            "    if X[i] < X[i] then { B[q] = (X[i] + X[i]); q = q + 1 }\n    Y[i] = X[i]\n"
+            "    if i == 1 or i == 6 then { s = s + X[i] }\n}\n")
+    assert "conditional append kept as a branch" in remarks(text, O2)
+    inputs = {"X": [-(1 << 63)] * 8}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs and o2.time_ns <= o0.time_ns
+
+
 def test_an_append_that_could_run_past_its_array_is_not_if_converted():
     # n starts at 3: storing every iteration could reach B[10] where -O0 never stores
     text = FILTER.replace("output n: i64", "var n: i64 = 3")

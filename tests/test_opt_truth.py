@@ -47,8 +47,12 @@ def test_a_condition_with_and_or_not_loses_its_branch_and_stays_exact(shape, con
     text = HEAD + SHAPES[shape].format(c=cond)
     o0, o2 = run(text, None, INPUTS), run(text, O2, INPUTS)
     assert repr(o2.outputs) == repr(o0.outputs)
-    # no branch is left but an append's fix-up after its loop
-    assert asm(text, O2).count("BLEZ") == (shape == "append")
+    if shape == "append":
+        # converted only where that is no slower than a branch never taken: the store and the
+        # count cost more than a cheap condition's branch unless the count vectorises
+        assert o2.time_ns <= o0.time_ns
+        return
+    assert asm(text, O2).count("BLEZ") == 0
     assert o2.time_ns * 4 < o0.time_ns, (o2.time_ns, o0.time_ns)
 
 

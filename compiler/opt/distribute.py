@@ -192,10 +192,11 @@ def _to_element(body: tuple, name: str, new: str, pos) -> tuple:
     return map_stmts(body, stmt)
 
 
-def after_loop_passes(k: Kernel, block: tuple, fast: bool, distribute_first: bool = True) -> float:
+def after_loop_passes(k: Kernel, block: tuple, fast: bool, distribute_first: bool = True,
+                      taken: bool = True) -> float:
     """The estimated time of ``block`` (statements of kernel k) after the loop passes from this
     one on (``distribute``, ``interchange``, ``reduce``, ``vectorise``), run on a copy of the
-    kernel with their remarks dropped."""
+    kernel with their remarks dropped (``taken``: see :func:`.estimate.cost`)."""
     from .interchange import interchange
     from .reduce import reduce
     from .vectorise import vectorise
@@ -206,7 +207,7 @@ def after_loop_passes(k: Kernel, block: tuple, fast: bool, distribute_first: boo
         copy = distribute(copy, scratch, fast)
     copy = interchange(copy, scratch)
     copy = reduce(copy, scratch, fast)
-    return cost(vectorise(copy, scratch).body)
+    return cost(vectorise(copy, scratch).body, taken)
 
 
 def distribute(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:

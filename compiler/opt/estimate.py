@@ -5,7 +5,7 @@ instruction per operation of a scalar statement (a copy is one ``PUTL``), at 11.
 ``PUTL``'s 11 and an ALU instruction's 12); a vector statement's instructions by the vector rule
 ``max(12, 4.5 + n/3)``; a counted loop its trip count times its body plus the two instructions a
 rotated loop spends per iteration. A loop whose trip count is not a constant is taken to run
-:data:`UNKNOWN_TRIP` times and an ``if`` to cost its condition plus its dearer branch. The figure
+:data:`UNKNOWN_TRIP` times and an ``if`` to cost its condition plus its dearer branch (or its cheaper one, when asked). The figure
 only ranks two forms of the same computation; it is not the model's time (the engines and the
 pricing function give that).
 """
@@ -41,8 +41,9 @@ def vector_ns(n: int) -> float:
     return SCALAR_NS if n == 1 else max(12.0, 4.5 + n / 3)
 
 
-def cost(body: tuple) -> float:
-    """Estimated nanoseconds of a block."""
+def cost(body: tuple, taken: bool = True) -> float:
+    """Estimated nanoseconds of a block; an ``if`` costs its condition plus its dearer branch, or
+    with ``taken`` false its cheaper one (what a rewrite that must never be slower is held to)."""
     total = 0.0
     for s in body:
         if isinstance(s, Assign):
@@ -50,11 +51,12 @@ def cost(body: tuple) -> float:
         elif isinstance(s, For):
             lo, hi = const_int(s.lo), const_int(s.hi)
             trip = max(0, hi - lo) if lo is not None and hi is not None else UNKNOWN_TRIP
-            total += trip * (cost(s.body) + LOOP_NS)
+            total += trip * (cost(s.body, taken) + LOOP_NS)
         elif isinstance(s, If):
-            total += SCALAR_NS * (1 + operations(s.cond)) + max(cost(s.then), cost(s.orelse))
+            arms = (cost(s.then, taken), cost(s.orelse, taken))
+            total += SCALAR_NS * (1 + operations(s.cond)) + (max(arms) if taken else min(arms))
         elif hasattr(s, "body"):
-            total += UNKNOWN_TRIP * (cost(s.body) + LOOP_NS)
+            total += UNKNOWN_TRIP * (cost(s.body, taken) + LOOP_NS)
         else:
             total += SCALAR_NS * (1 + sum(operations(x) for x in own_exprs(s)))
     return total

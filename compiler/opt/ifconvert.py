@@ -36,16 +36,15 @@ from .rules import FAST_MATH, NEGATED, SWAPPED, identity
 
 
 class Converter:
-    def __init__(self, k: Kernel, remarks: Remarks):
-        self.k, self.remarks = k, remarks
+    def __init__(self, k: Kernel, remarks: Remarks, fast: bool):
+        self.k, self.remarks, self.fast = k, remarks, fast
         self.writes = write_counts(k.body)  # how many statements write each name
 
     def loop(self, s: For) -> tuple | None:
         lo, hi = const_int(s.lo), const_int(s.hi)
         if lo is None or hi is None or hi <= lo:
             return None
-        body, after = list(s.body), []
-        changed = False
+        body, after, done = list(s.body), [], []
         for j, x in enumerate(body):
             parts = self.append_parts(x, s, lo, hi)
             if parts is None:
@@ -60,13 +59,25 @@ class Converter:
             size = Num(sym.shape[0], False, x.loc)
             after.append(If(Compare("<", Name(n, x.loc), size, x.loc),
                             (Assign(Index(b, (Name(n, x.loc),), x.loc), keep, x.loc),), (), x.loc))
-            self.remarks.done(x.loc, f"conditional append to {b} if-converted: stored every "
-                              f"iteration, {n} counts by the condition")
-            changed = True
-        if not changed:
+            done.append((x.loc, f"conditional append to {b} if-converted: stored every "
+                                f"iteration, {n} counts by the condition"))
+        if not done:
             return None
         flat = tuple(y for x in body for y in (x if isinstance(x, tuple) else (x,)))
-        return (replace(s, body=flat), *after)
+        new = (replace(s, body=flat), *after)
+        # a value stored in every iteration costs more than a branch the loop never takes, unless
+        # the passes that follow make the loop cheaper: no slower than the untaken branch
+        from .distribute import after_loop_passes
+
+        if after_loop_passes(self.k, new, self.fast) > after_loop_passes(self.k, (s,), self.fast,
+                                                                          taken=False):
+            for loc, _ in done:
+                self.remarks.missed(loc, "conditional append kept as a branch: storing in every "
+                                    "iteration would cost more than a branch that is not taken")
+            return None
+        for loc, what in done:
+            self.remarks.done(loc, what)
+        return new
 
     def append_parts(self, x, loop: For, lo: int, hi: int):
         """(B, n, condition, value) of ``if c then { B[n] = v; n = n + 1 }``, if it is safe."""
@@ -348,7 +359,7 @@ def ifconvert(k: Kernel, remarks: Remarks, flags: frozenset[str] = frozenset()) 
     k = k.but(map_stmts_looped(k.body, lambda s, loop: _select(s, k, remarks, flags, loop)))
     k = k.but(map_stmts(k.body, lambda s: _in_loop(s, k, remarks, flags)))
     k = k.but(map_stmts_looped(k.body, lambda s, loop: _step(s, k, remarks, loop)))
-    conv = Converter(k, remarks)
+    conv = Converter(k, remarks, FAST_MATH <= flags)
     out = []
     for s in k.body:
         new = conv.loop(s) if isinstance(s, For) else None
