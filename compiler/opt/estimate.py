@@ -5,9 +5,9 @@ instruction per operation of a scalar statement (a copy is one ``PUTL``), at 11.
 ``PUTL``'s 11 and an ALU instruction's 12); a vector statement's instructions by the vector rule
 ``max(12, 4.5 + n/3)``; a counted loop its trip count times its body plus the two instructions a
 rotated loop spends per iteration. A loop whose trip count is not a constant is taken to run
-:data:`UNKNOWN_TRIP` times and an ``if`` to cost its condition plus its dearer branch (or its cheaper one, when asked). The figure
-only ranks two forms of the same computation; it is not the model's time (the engines and the
-pricing function give that).
+:data:`UNKNOWN_TRIP` times and an ``if`` to cost its condition plus its dearer branch (or its
+cheaper one, when asked). The figure only ranks two forms of the same computation; it is not the
+model's time (the engines and the pricing function give that).
 """
 from __future__ import annotations
 

@@ -80,13 +80,14 @@ def wrap(v: int) -> int:
     return (v - I64_MIN) % (1 << 64) + I64_MIN
 
 
-def map_expr(e, fn: Callable):
+def map_expr(e, fn: Callable, opaque: tuple[type, ...] = ()):
     """Rebuild expression e bottom-up, applying fn to every rebuilt node (fn returns the node or
-    its replacement)."""
-    if isinstance(e, (Num, Name)):
+    its replacement); nodes of the ``opaque`` types are passed to fn whole, their insides left
+    as they are."""
+    if isinstance(e, (Num, Name) + opaque):
         return fn(e)
     if isinstance(e, (tuple, list)):
-        return tuple(map_expr(x, fn) for x in e)
+        return tuple(map_expr(x, fn, opaque) for x in e)
     if not hasattr(e, "__dataclass_fields__"):
         return e
     changes = {}
@@ -95,7 +96,7 @@ def map_expr(e, fn: Callable):
             continue
         v = getattr(e, f.name)
         if hasattr(v, "__dataclass_fields__") or isinstance(v, tuple):
-            nv = map_expr(v, fn)
+            nv = map_expr(v, fn, opaque)
             if nv is not v:
                 changes[f.name] = nv
     return fn(replace(e, **changes) if changes else e)

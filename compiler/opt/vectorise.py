@@ -15,7 +15,7 @@ loop tags; a fixed index becomes a one-element span where broadcasting needs a s
 """
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import replace
 
 from ..incaq.ast import Assign, For, Index, Name, Num, nodes
 from ..incaq.checked import Sym, type_of
@@ -114,22 +114,15 @@ class Vectoriser:
     # ---- the loop variable as a value ---------------------------------------------------------
 
     def counted(self, e, i: str, hi: int, loc):
-        """e with each use of the loop variable i as a value (not in an index) read from the
-        kernel's table of counts, ``C[i][0]`` (C[n][0] = n: its second dimension is the size-1
-        one a column of a 2-D statement broadcasts over), which vectorises like any operand."""
-        if isinstance(e, Name) and e.id == i:
-            table = self.table(hi, loc)
-            return Index(table, (Name(i, e.loc), Num(0, False, e.loc)), e.loc)
-        if isinstance(e, (Index, Span)) or not hasattr(e, "__dataclass_fields__"):
-            return e  # (an index is an address: it is spread, not read from the table)
-        changes = {}
-        for f in fields(e):
-            v = getattr(e, f.name)
-            new = tuple(self.counted(x, i, hi, loc) for x in v) if isinstance(v, tuple) \
-                else self.counted(v, i, hi, loc) if f.name != "loc" else v
-            if new != v:
-                changes[f.name] = new
-        return replace(e, **changes) if changes else e
+        """e with each use of the loop variable i as a value (not in an index: an index is an
+        address, spread rather than read) read from the kernel's table of counts, ``C[i][0]``
+        (C[n][0] = n: its second dimension is the size-1 one a column of a 2-D statement
+        broadcasts over), which vectorises like any operand."""
+        def value(x):
+            if isinstance(x, Name) and x.id == i:
+                return Index(self.table(hi, loc), (Name(i, x.loc), Num(0, False, x.loc)), x.loc)
+            return x
+        return map_expr(e, value, opaque=(Index, Span))
 
     def table(self, hi: int, loc) -> str:
         """The name of the constant table of counts 0 .. hi - 1 (at least), made or grown here:
