@@ -28,7 +28,7 @@ from __future__ import annotations
 from ..incaq.ast import Assign, Binary, Call, Compare, For, If, Name, Num
 from ..incaq.checked import Sym, type_of
 from . import show
-from .ir import Kernel, cannot_fault, const_int, is_plain, map_expr, map_stmts, names_read
+from .ir import Kernel, cannot_fault, const_int, is_plain, map_stmts, names_read, substitute
 from .remarks import Remarks
 from .rules import SWAPPED
 
@@ -118,17 +118,12 @@ class ArgReducer:
                 For(i, s.lo, s.hi, (Assign(Name(at, loc), Call("max" if last else "min",
                                                                 (Name(at, loc), term), loc), loc),),
                     loc),
-                *(Assign(Name(t, loc), _at(p, i, Name(at, loc)), loc) for t, p in payloads),
+                *(Assign(Name(t, loc), substitute(p, i, Name(at, loc)), loc) for t, p in payloads),
                 Assign(Name(m, loc), Name(best, loc), loc))
-        return (Assign(Name(best, loc), _at(e, i, Num(lo, False, loc)), loc),
+        return (Assign(Name(best, loc), substitute(e, i, Num(lo, False, loc)), loc),
                 For(i, Num(lo + 1, False, loc), s.hi,
                     (Assign(Name(best, loc), Call(red, (Name(best, loc), e), loc), loc),), loc),
                 If(Compare(op, Name(best, loc), Name(m, loc), loc), then, (), loc))
-
-
-def _at(e, i: str, where):
-    """e with the loop variable i replaced by ``where``."""
-    return map_expr(e, lambda x: where if isinstance(x, Name) and x.id == i else x)
 
 
 def argmax(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
