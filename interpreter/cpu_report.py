@@ -77,9 +77,14 @@ def _columns(rows: list[CpuRow]) -> list[str]:
     return ["kernel", "payload", *inca, "cpu_O0_us", "cpu_O2_us", "paper_cpu_O0_us", "paper_cpu_O2_us"]
 
 
+#: Decimals of a measured CPU time in us: to 0.1 ns, because a small kernel at -O2 runs in a few
+#: ns here, which two decimals (the paper's) printed as 0.00.
+CPU_DECIMALS = 4
+
+
 def _values(r: CpuRow) -> list:
-    return [r.kernel, r.payload, *(v for _, v in r.inca_us), f"{r.cpu_o0_us:.2f}",
-            f"{r.cpu_o2_us:.2f}", r.paper_cpu_o0_us, r.paper_cpu_o2_us]
+    return [r.kernel, r.payload, *(v for _, v in r.inca_us), f"{r.cpu_o0_us:.{CPU_DECIMALS}f}",
+            f"{r.cpu_o2_us:.{CPU_DECIMALS}f}", r.paper_cpu_o0_us, r.paper_cpu_o2_us]
 
 
 def to_csv(rows: list[CpuRow]) -> str:

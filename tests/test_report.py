@@ -190,6 +190,16 @@ def test_cpu_report_puts_the_model_beside_this_cpu_and_the_paper_s_haswell():
     assert code == 1 and "--grid does not apply to a --cpu report" in err
 
 
+def test_a_cpu_time_of_a_few_nanoseconds_is_not_printed_as_zero():
+    # dot-product at 128 B runs in a few ns at LLVM -O2: two decimals of us printed 0.00, and the
+    # report test above failed now and then
+    from inca.interpreter.cpu_report import CpuRow, to_csv, to_json
+
+    row = CpuRow("dot-product", 128, (("inca_scratchpad_O0_us", "1.50"),), 0.0123, 0.0031, None, None)
+    assert to_csv([row]).splitlines()[1] == "dot-product,128,1.50,0.0123,0.0031,,"
+    assert json.loads(to_json([row]))[0]["cpu_O2_us"] == 0.0031
+
+
 def test_a_row_s_first_fields_are_the_report_s_columns_in_order():
     # to_csv and to_json read a row's values by position
     from inca.interpreter.report import FIELDS
