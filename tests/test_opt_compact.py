@@ -31,10 +31,11 @@ OPS = ("<", "<=", ">", ">=", "==", "!=")
 
 def append(t: str = "f64", op: str = ">", k: str = "0.5", size: int = 8, lo: int = 0,
            count: str = "output n: i64", flip: bool = False, value: str = "x",
-           prefix: bool = False) -> str:
+           prefix: bool = False, cond: str | None = None) -> str:
     """The filter's loop; ``prefix`` adds a statement before the if whose last value is an
-    output (so it stays, as a loop of its own)."""
-    cond = f"{k} {op} x" if flip else f"x {op} {k}"
+    output (so it stays, as a loop of its own); ``cond`` replaces its one compare."""
+    if cond is None:
+        cond = f"{k} {op} x" if flip else f"x {op} {k}"
     first = "    y = x + x\n" if prefix else ""
     return (f"input A: {t}[{size}]\n{count}\noutput B: {t}[{size}]\n"
             + (f"output y: {t}\n" if prefix else "")
@@ -100,7 +101,12 @@ def test_random_appends_are_exact(data, t, op, flip, size, lo, start):
     # compacted program must fault at the same store with the same message
     count = f"var n: i64 = {start}\noutput m: i64" if start else "output n: i64"
     value = data.draw(st.sampled_from(("x", "x + x", "A[i] * A[0]", "x - i")))
-    text = append(t, op, k, size, lo, count, value=value, prefix=data.draw(st.booleans()))
+    one = f"{k} {op} x" if flip else f"x {op} {k}"
+    other = f"A[i] {data.draw(st.sampled_from(OPS))} {data.draw(st.sampled_from(('1', '-1')))}"
+    cond = data.draw(st.sampled_from((one, f"{one} and {other}", f"{other} or {one}",
+                                      f"not ({one})", f"not ({one} and {other})")))
+    text = append(t, op, k, size, lo, count, value=value, prefix=data.draw(st.booleans()),
+                  cond=cond)
     if start:
         text += "m = n\n"
     assert_exact(text, {"A": a})
@@ -113,12 +119,33 @@ def test_a_condition_that_reads_what_the_loop_writes_is_not_compacted_and_says_w
         in trace.remarks.text()
 
 
+AND = append("i64", cond="x > -50 and x < 50", size=16)
+
+
+def test_a_condition_with_and_or_not_is_computed_as_one_vector_and_compacted():
+    prog, trace = compiled(AND, O2)
+    assert "[compact] conditional append to B over i" in trace.remarks.text()
+    assert print_program(prog).count("BLEZ") == 4 * 16
+    a = [(j * 37) % 201 - 100 for j in range(16)]
+    assert_exact(AND, {"A": a})
+    assert_exact(append(cond="not (x > 0.5 or x < -0.5)"), {"A": SPECIAL[:8]})
+
+
+def test_a_condition_whose_and_guards_a_fault_is_not_compacted_and_says_why():
+    # computing every condition first would divide by 0 where `and` skipped the division
+    text = append("i64", cond="x != 0 and 100 / x > 3")
+    _, trace = compiled(text, O2)
+    assert "not compacted: its condition may skip, with and / or, what could fault" \
+        in trace.remarks.text()
+    assert_exact(text, {"A": [0, 5, 0, 50, 1, -3, 0, 2]})
+
+
 def test_a_loop_without_an_append_gets_no_compact_remark():
     text = "input A: f64[8]\noutput B: f64[8]\nfor i in 0 .. 8 do {\n    B[i] = A[i] + 1.0\n}\n"
     assert "[compact]" not in compiled(text, O2)[1].remarks.text()
 
 
-@pytest.mark.parametrize("text", (append(size=16), append("i64", "<=", "-1", 16, 3)))
+@pytest.mark.parametrize("text", (append(size=16), append("i64", "<=", "-1", 16, 3), AND))
 def test_the_compaction_is_verified(text):
     source, optimised = compiled(text, None)[0], compiled(text, O2)[0]
     verdict = verify(source, optimised, timeout_s=60)

@@ -274,9 +274,11 @@ def test_loops_with_empty_bodies_compile_at_every_level(level):
 
 # the filter kernel with a two-part condition: the compact pass (test_opt_compact.py) takes a
 # single compare only, so this append is left to if-conversion
-FILTER = ("input A: f64[8]\noutput B: f64[8]\noutput n: i64\nfor i in 0 .. 8 do {\n"
-          "    x = A[i]\n    if x > 0.5 and x < 8.5 then {\n        B[n] = x\n        n = n + 1\n"
-          "    }\n}\n")
+# The store to Y before the append keeps `compact` off it (test_opt_compact.py has the filter
+# without it), so that `ifconvert` takes it.
+FILTER = ("input A: f64[8]\noutput B: f64[8]\noutput Y: f64[8]\noutput n: i64\nfor i in 0 .. 8 do {\n"
+          "    x = A[i]\n    Y[i] = x * 2.0\n    if x > 0.5 and x < 8.5 then {\n        B[n] = x\n"
+          "        n = n + 1\n    }\n}\n")
 
 
 @pytest.mark.parametrize("a", ([1.0, -1.0, 2.0, 0.0, 3.0, -0.0, 0.25, 9.0],   # last one kept

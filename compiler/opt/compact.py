@@ -21,7 +21,10 @@ budget.
 
 The condition vector: ``X REL K`` with a constant K becomes ``M = M REL' X`` over a vector M
 whose initial value is K (``K REL' X`` is ``X REL K``: rule ``cmp-swap``), so it costs one vector
-instruction; any other condition is computed as a vector the ordinary way.
+instruction; any other compare is computed as a vector the ordinary way, and a condition with
+``and``, ``or`` and ``not`` as its truth bits (:func:`.ir.truth_bits`), only when nothing they
+would skip can fault (:func:`.ir.eager_safe`: computing it first must not fault where -O0 would
+not).
 
 Every store, value and fault of -O0 happens, in the same order for each element of B; only the
 condition of every element is evaluated first (a fault in it stops the run at another point, as
@@ -35,9 +38,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num, nodes
-from ..incaq.checked import Jump, Mark, Sym, type_of
-from .ir import Kernel, const_int, is_plain, names_read, names_written, own_exprs, stmts, \
-    substitute, write_counts
+from ..incaq.checked import IfExpr, Jump, Mark, Seq, Sym, type_of
+from .ir import Kernel, const_int, eager_safe, is_plain, names_read, names_written, own_exprs, \
+    stmts, substitute, truth_bits, write_counts
 from .remarks import Remarks
 from .rules import SWAPPED, identity
 
@@ -60,7 +63,9 @@ def _parts(s: For, k: Kernel):
         raise NotAppend("its body does not end in an if")
     x = s.body[-1]
     prefix = s.body[:-1]
-    if x.orelse or len(x.then) != 2 or not is_plain(s.body):
+    # (the condition is computed on its own, below: and / or / not in it are no control flow)
+    if x.orelse or len(x.then) != 2 or not is_plain(prefix + x.then) \
+            or any(isinstance(y, (Seq, IfExpr)) for y in nodes(x.cond)):
         raise NotAppend("its if is not a conditional append")
     store, step = x.then
     if not (isinstance(store, Assign) and isinstance(store.target, Index)
@@ -73,8 +78,8 @@ def _parts(s: For, k: Kernel):
     bsym, nsym = k.syms[b], k.syms[n]
     if bsym.kind != "array" or len(bsym.shape) != 1 or nsym.kind != "scalar" or nsym.dtype != "i64":
         raise Refused(f"{b}[{n}] is not a store into a one-dimensional array at an i64 count")
-    if not isinstance(c, Compare) or any(isinstance(y, Compare) for y in nodes((c.left, c.right))):
-        raise Refused("its condition is not one comparison")
+    if not _one_compare(c) and not eager_safe(c, k, s):
+        raise Refused("its condition may skip, with and / or, what could fault")
     written = names_written(s.body) - {s.var}
     if (names_read(c) | names_read(v)) & (written | {b, n}):
         raise Refused("its condition or stored value reads what the loop writes")
@@ -88,6 +93,10 @@ def _parts(s: For, k: Kernel):
     if b in names_read(tuple(e for y in stmts(s.body) for e in own_exprs(y))):
         raise Refused(f"the loop reads {b}")
     return prefix, c, b, n, v
+
+
+def _one_compare(c) -> bool:
+    return isinstance(c, Compare) and not any(isinstance(y, Compare) for y in nodes((c.left, c.right)))
 
 
 class Compactor:
@@ -125,18 +134,21 @@ class Compactor:
                           f"add per {MODULUS} kept)")
         return tuple(out)
 
-    def condition(self, s: For, c: Compare, lo: int, hi: int) -> tuple[str, tuple]:
+    def condition(self, s: For, c, lo: int, hi: int) -> tuple[str, tuple]:
         """The vector M of the condition over the loop, and the statements computing it."""
         from .vectorise import Refused as NotVector, Vectoriser
 
-        left, right = type_of(c.left, self.k.syms), type_of(c.right, self.k.syms)
-        dtype = "f64" if "f64" in (left, right) else "i64"
         m = self.k.fresh("m")
-        const, op, x = None, c.op, None
-        if isinstance(c.right, Num) and not isinstance(c.left, Num):
-            const, op, x = c.right, SWAPPED[c.op], c.left
-        elif isinstance(c.left, Num):
-            const, x = c.left, c.right
+        const, op, x, dtype = None, None, None, "i64"
+        if not _one_compare(c):  # its truth as 1 or 0, every operand evaluated (eager_safe)
+            c = truth_bits(c, self.k.syms)
+        else:
+            if "f64" in (type_of(c.left, self.k.syms), type_of(c.right, self.k.syms)):
+                dtype = "f64"
+            if isinstance(c.right, Num) and not isinstance(c.left, Num):
+                const, op, x = c.right, SWAPPED[c.op], c.left
+            elif isinstance(c.left, Num):
+                const, op, x = c.left, c.op, c.right
         pos = Binary("-", Name(s.var, s.loc), Num(lo, False, s.loc), s.loc) if lo else Name(s.var, s.loc)
         if const is not None:
             identity(f"cmp-swap{c.op}-{dtype}")
