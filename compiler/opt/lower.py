@@ -64,6 +64,18 @@ class OptLowerer(Lowerer):
             return Ref(e.base, tuple(index), self.loc)
         return super().operand(e)
 
+    def operand_of(self, e):
+        if type(e) is Compare:
+            edt = self.promoted(e.left, e.right)
+            if edt != self.expr_type(e):
+                # an f64 compare's 1.0 or 0.0 as it is computed: the instruction reading it does
+                # its operation in its destination's type after converting it (INCA-A's mixed
+                # operands), exactly, where the -O0 rule spends a PUTL converting it first
+                t = self.new_temp(edt)
+                self.eval_into(e, t, edt)
+                return t
+        return super().operand_of(e)
+
     def temp(self, n: int, dtype: str) -> Ref:
         if not self.vshape:
             return super().temp(n, dtype)
