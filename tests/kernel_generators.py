@@ -4,8 +4,10 @@ incaq_generators.py draws general programs (calls, while loops, early exits), wh
 front end and -O1, but few of them have the counted loops over arrays that -O2's passes look for.
 These do: one to four loops over arrays of one size, each body one to three statements drawn from
 maps, reductions, conditional steps and sums, selects, running minima and maxima with payloads,
-private temporaries, prefix scans, clamps, appends, tests of the loop variable and 2-D nests with
-a scalar accumulator, sharing arrays and scalars, so that passes meet each other's output.
+private temporaries, prefix scans, clamps, appends, tests of the loop variable, a last statement
+that may step the loop variable (skipping an iteration: the loop is then not counted), and 2-D
+nests with a scalar accumulator, sharing arrays and scalars, so that passes meet each other's
+output.
 
 Every index but an append's stays in bounds and no division has a variable divisor; appends may
 run past their array (twice the loops' length) in kernels with several of them, and such a
@@ -107,6 +109,8 @@ class _Kernel:
         shifted = self.draw(st.booleans())
         lo, hi = (1, self.n - 1) if shifted else (0, self.n)
         body = [line for _ in range(self.draw(st.integers(1, 3))) for line in self.stmt(shifted)]
+        if self.draw(st.integers(0, 5)) == 0:  # skips the next iteration: not a counted loop
+            body.append(f"if {self.cond(shifted)} then {{ i = i + 1 }}")
         return [f"for i in {lo} .. {hi} do {{", *(f"    {line}" for line in body), "}"]
 
 

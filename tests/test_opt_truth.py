@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -131,3 +132,16 @@ def _outcome(text, level, inputs):
         return run(text, level, inputs)
     except RuntimeFault as fault:
         return fault.message
+
+
+def test_an_f64_compare_read_as_a_value_is_not_converted_first():
+    # n = n + (X[i] < Z[i]): ADD converts the compare's 1.0 / 0.0 itself (INCA-A's mixed
+    # operands), so the step costs what the untaken branch did (the loop stays scalar: it
+    # assigns its variable)
+    text = ("input X: f64[8]\ninput Z: f64[8]\noutput n: i64\noutput Y: f64[8]\nfor i in 0 .. 8 do {\n"
+            "    Y[i] = X[i]\n    if X[i] < Z[i] then { n = n + 1 }\n    if X[i] > 9.0 then { i = i + 1 }\n}\n")
+    # the compare into an f64 temporary, then straight into the ADD
+    assert re.search(r"LT (r\d+), \1, Z\[i\]\n *\d+ ADD n, n, \1\n", asm(text, O2))
+    xs, zs = [0.5, float("nan"), -1.0, 3.0, 9.5, 2.0, -0.0, 1.0], [1.0, 0.0, -2.0, 4.0, 0.0, 2.0, 0.0, 7.0]
+    o0, o2 = run(text, None, {"X": xs, "Z": zs}), run(text, O2, {"X": xs, "Z": zs})
+    assert repr(o2.outputs) == repr(o0.outputs) and o2.time_ns <= o0.time_ns
