@@ -151,3 +151,57 @@ def test_continue_in_a_for_loop_that_assigns_its_variable_still_steps_it():
             "    if i % 3 == 0 then { i = i + 1; continue }\n    Y[i] = i\n}\n")
     o0, o2 = run(text, None, {}), run(text, O2, {})
     assert o2.outputs == o0.outputs and o0.outputs["c"] == 8
+
+
+JACOBI = ("param N = 10\ninput A: f64[N][N]\noutput B: f64[N][N]\nfor i in 0 .. N do {\n"
+          "    for j in 0 .. N do {\n        if i == 0 or j == 0 or i == N - 1 or j == N - 1 then {\n"
+          "            B[i][j] = A[i][j]\n        } else {\n"
+          "            B[i][j] = 0.25 * (A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1])\n"
+          "        }\n    }\n}\n")
+
+
+def test_a_2d_stencil_with_its_boundary_in_the_loop_is_split_in_both_dimensions():
+    # the inner loop splits on j, leaving `i == 0 or i == N - 1` to test in its middle part,
+    # which the outer loop then splits on
+    said = remarks(JACOBI, O2)
+    assert "loop over j split into 3 loops (0 .. 1, 1 .. 9, 9 .. 10)" in said
+    assert "loop over i split into 3 loops (0 .. 1, 1 .. 9, 9 .. 10)" in said
+    a = [((n * 37) % 101) * 0.125 - 6.0 for n in range(100)]
+    o0, o2 = run(JACOBI, None, {"A": a}), run(JACOBI, O2, {"A": a})
+    assert repr(o2.outputs) == repr(o0.outputs)
+    assert o2.time_ns * 20 < o0.time_ns, (o2.time_ns, o0.time_ns)
+
+
+def test_an_inner_loop_over_the_same_variable_makes_the_outer_one_uncounted():
+    # one variable (INCA-Q's for is i = lo; while i < hi ...): the inner loop steps the outer i
+    text = ("output Y: i64[8]\nfor i in 0 .. 8 do {\n    if i < 4 then { Y[i] = 1 }\n"
+            "    for i in i .. 5 do { Y[i] = Y[i] + 2 }\n}\n")
+    said = remarks(text, O2)
+    assert "not a counted loop: its body assigns i" in said and "[split]" not in said
+    o0, o2 = run(text, None, {}), run(text, O2, {})
+    assert o2.outputs == o0.outputs and o0.outputs["Y"] == [3, 2, 2, 2, 2, 0, 0, 0]
+
+
+_INNER = ("j", "j - 2", "i + j", "i - j")
+
+
+@settings(max_examples=int(os.environ.get("INCA_SPLIT_EXAMPLES", "60")), deadline=None)
+@given(st.data(), st.sampled_from(_ARMS[:2] + ("Y[i * 4 + j] = X[j] + 1.0",)),
+       st.sampled_from(_ARMS[:2] + ("s = s + X[i + j]",)), st.integers(0, 3), st.integers(5, 12))
+def test_random_nested_splits_equal_O0(data, a, b, lo, hi):
+    compare = st.tuples(st.sampled_from(_TERMS + _INNER), st.sampled_from(("<", "<=", ">", "==")),
+                        st.integers(-4, 14)).map(lambda t: f"{t[0]} {t[1]} {t[2]}")
+    cond = data.draw(st.recursive(st.one_of(compare, st.sampled_from(_DATA)), lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from(("and", "or")), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        inner.map(lambda c: f"not ({c})")), max_leaves=4))
+    text = (f"input X: f64[64]\ninput K: i64[64]\noutput Y: f64[64]\noutput s: f64\n"
+            f"for i in {lo} .. {hi} do {{\n    for j in 0 .. 4 do {{\n"
+            f"        if {cond} then {{ {a} }} else {{ {b} }}\n    }}\n}}\n")
+    inputs = {"X": XS, "K": [n % 7 for n in range(64)]}
+    o0, o2 = outcome(text, None, inputs), outcome(text, O2, inputs)
+    if o0 is None:
+        assert o2 is None, text
+        return
+    assert o2 is not None, text
+    assert all(same(o2.outputs[n], o0.outputs[n]) for n in o0.outputs), text
+    assert o2.time_ns <= o0.time_ns, text

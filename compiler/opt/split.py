@@ -10,11 +10,13 @@ whatever the body computes; the compares and branches on i are gone, and the par
 (a stencil with its two boundary elements: 64 f64, 9,536 -> about 150 ns at -O2).
 
 Done when: the loop has constant bounds and no ``break`` or ``continue`` (one would leave a part,
-not the loop) or inlined early return in it; an ``if`` of its body tests comparisons of affine
-expressions of the loop variable and constants, combined with ``and``, ``or`` and ``not`` with
-each other and with any other condition (evaluated here for every i, in 64-bit wrapping
-arithmetic as the program would; see :class:`_Truth` for what is left); and there are at most
-:data:`MAX_PARTS` parts (a part costs a loop's set-up).
+not the loop) or inlined early return in it; an ``if`` of its body (or nested in the body's inner
+loops and ``if`` statements: a 2-D stencil's boundary test splits the inner loop on j, then the
+outer one on what is left) tests comparisons of affine expressions of the loop variable and
+constants, combined with ``and``, ``or`` and ``not`` with each other and with any other condition
+(evaluated here for every i, in 64-bit wrapping arithmetic as the program would; see
+:class:`_Truth` for what is left); and there are at most :data:`MAX_PARTS` parts (a part costs a
+loop's set-up).
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from ...lang.isa import lookup, semantics
 from ..incaq.ast import BoolOp, Break, Compare, Continue, For, If, Not, Num
 from ..incaq.checked import Jump, Mark, TailLoop
 from ..incaq.lower import REL
-from .ir import Kernel, affine, cannot_fault, const_int, map_stmts, stmts, wrap
+from .ir import Kernel, affine, cannot_fault, const_int, map_stmts, map_stmts_topdown, stmts, wrap
 from .remarks import Remarks
 
 MAX_PARTS = 4
@@ -43,14 +45,15 @@ class Splitter:
         lo, hi = const_int(s.lo), const_int(s.hi)
         if lo is None or hi is None or not 2 <= hi - lo <= MAX_TRIP:
             return (s,)
+        if any(isinstance(x, (Break, Continue, Jump, Mark, TailLoop)) for x in stmts(s.body)):
+            return (s,)
+        truth = _Truth(self.k, s, lo, hi)
         tests = {}
-        for j, x in enumerate(s.body):
-            if isinstance(x, If):
-                t = _Truth(self.k, s, lo, hi).of(x.cond)
-                if t is not None and any(v is not x.cond for v in t):
-                    tests[j] = t
-        if not tests or any(isinstance(x, (Break, Continue, Jump, Mark, TailLoop))
-                            for x in stmts(s.body)):
+        for x in _ifs(s.body):
+            t = truth.of(x.cond)
+            if t is not None and any(v is not x.cond for v in t):
+                tests[id(x)] = t
+        if not tests:
             return (s,)
         cuts = [lo] + [lo + n for n in range(1, hi - lo)
                        if any(t[n] is not t[n - 1] for t in tests.values())] + [hi]
@@ -58,20 +61,34 @@ class Splitter:
             return (s,)
         parts = []
         for a, b in zip(cuts, cuts[1:]):
-            body = []
-            for j, x in enumerate(s.body):
-                v = tests[j][a - lo] if j in tests else None
+            def choose(x, n=a - lo):
+                v = tests[id(x)][n] if isinstance(x, If) and id(x) in tests else None
+                if v is None:
+                    return None
                 if v is True or v is False:
-                    body.extend(x.then if v else x.orelse)
-                else:
-                    body.append(x if v is None else replace(x, cond=v))
+                    return map_stmts_topdown(x.then if v else x.orelse, choose)
+                return (replace(x, cond=v, then=map_stmts_topdown(x.then, choose),
+                                orelse=map_stmts_topdown(x.orelse, choose)),)
             parts.append(replace(s, lo=Num(a, False, s.lo.loc), hi=Num(b, False, s.hi.loc),
-                                 body=tuple(body)))
+                                 body=map_stmts_topdown(s.body, choose)))
         ranges = ", ".join(f"{a} .. {b}" for a, b in zip(cuts, cuts[1:]))
         self.remarks.done(s.loc, f"loop over {s.var} split into {len(parts)} loop"
                           f"{'s' if len(parts) > 1 else ''} ({ranges}), each without the "
                           f"{'test' if len(tests) == 1 else 'tests'} of {s.var}")
         return tuple(parts)
+
+
+def _ifs(body: tuple):
+    """The if statements of a loop body, nested ones too: i is the same in every iteration of an
+    inner loop, since no for loop the passes see assigns its variable in its body (``canon``)."""
+    for x in body:
+        match x:
+            case If(then=t, orelse=o):
+                yield x
+                yield from _ifs(t)
+                yield from _ifs(o)
+            case _ if hasattr(x, "body"):
+                yield from _ifs(x.body)
 
 
 class _Truth:
