@@ -8,7 +8,7 @@ from inca.compiler.incaq.ast import Binary, Index, Name, Num
 from inca.compiler.incaq.checked import Sym
 from inca.compiler.opt import dependence
 from inca.compiler.opt.dependence import Access, conflict
-from inca.compiler.opt.ir import Span
+from inca.compiler.opt.ir import Span, names_read
 
 SYMS = {n: Sym(n, "scalar", "i64") for n in ("i", "j", "k")}
 SYMS["x"] = Sym("x", "scalar", "f64")  # not affine: an f64 scalar
@@ -90,3 +90,39 @@ def test_the_two_kinds_of_known_answer():
     assert dependence._known_answer(*fixed, "i", 0, 1, SYMS, {}) is None
     assert dependence._known_answer(*fixed, "i", 0, 4, SYMS, {"j": (2, 2)}) is None
     assert conflict(*fixed, "i", 0, 4, SYMS, {"j": (2, 2)}) is False
+
+
+def _value(form, i: int, j: int) -> int:
+    """An index form of :data:`inner_forms` at i and j."""
+    if isinstance(form, Num):
+        return form.value
+    if isinstance(form, Name):
+        return {"i": i, "j": j}[form.id]
+    left, right = _value(form.left, i, j), _value(form.right, i, j)
+    return left * right if form.op == "*" else left + right
+
+
+inner_forms = st.builds(_expr, st.integers(-4, 4),
+                        st.lists(st.tuples(st.sampled_from(["i", "j"]), coefficient), max_size=2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 2).flatmap(lambda n: st.tuples(st.lists(inner_forms, min_size=n, max_size=n),
+                                                     st.lists(inner_forms, min_size=n, max_size=n))),
+       st.tuples(st.integers(-2, 2), st.integers(0, 3)), st.tuples(st.integers(-2, 2), st.integers(0, 3)),
+       st.booleans(), st.booleans(), st.integers(-2, 2), st.integers(0, 4))
+def test_apart_agrees_with_trying_every_iteration(ab, ja, jb, a_inner, b_inner, lo, trip):
+    # two accesses in distinct iterations i1 != i2, each in its own inner loop over j (or none)
+    a, b = ab
+    ra = {"j": (ja[0], ja[0] + ja[1])} if a_inner else {}
+    rb = {"j": (jb[0], jb[0] + jb[1])} if b_inner else {}
+    if not a_inner and any("j" in names_read(x) for x in a) or \
+            not b_inner and any("j" in names_read(x) for x in b):
+        return  # j outside its loop would be a scalar shared by both: not this question
+    hi = lo + trip
+    a_js = range(*ra["j"]) if a_inner else [0]
+    b_js = range(*rb["j"]) if b_inner else [0]
+    meet = any(all(_value(x, i1, j1) == _value(y, i2, j2) for x, y in zip(a, b))
+               for i1 in range(lo, hi) for i2 in range(lo, hi) if i1 != i2
+               for j1 in a_js for j2 in b_js)
+    assert dependence.apart(tuple(a), ra, tuple(b), rb, "i", lo, hi, SYMS) == (not meet)

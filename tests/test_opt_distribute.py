@@ -57,6 +57,26 @@ def test_matrix_vector_product_becomes_one_vector_statement_per_column():
     assert "PUTL y[0:16], v1[0:16]" in text
 
 
+ROWNORM = ("input A: f64[8][8]\noutput B: f64[8][8]\noutput S: f64[8]\nfor i in 0 .. 8 do {\n"
+           "    for j in 0 .. 8 do { B[i][j] = A[i][j] * A[i][j] }\n    s = 0.0\n"
+           "    for j in 0 .. 8 do { s = s + B[i][j] }\n    S[i] = s\n    B[i][0] = s\n}\n")
+
+
+def test_statements_touching_an_array_at_different_elements_are_distributed():
+    # B[i][0] (the last statement) and B[i][j] (the inner loops, j in 0 .. 8) are not one index
+    # tuple, but two distinct rows never meet (dependence.apart), so each part is its own loop
+    said = remarks(ROWNORM, O2)
+    assert "loop over i distributed into" in said
+    a = [(n * 37 % 101) * 0.125 - 6.0 for n in range(64)]
+    o0, o2 = run(ROWNORM, None, {"A": a}), run(ROWNORM, O2, {"A": a})
+    assert repr(o2.outputs) == repr(o0.outputs)
+    assert o2.time_ns * 30 < o0.time_ns, (o2.time_ns, o0.time_ns)
+    # B[i][0] = s against B[i + 1][j]: the next row's loop reads what this row's end wrote
+    text = ROWNORM.replace("B[i][0] = s", "B[i + 1][0] = s").replace("B: f64[8][8]", "B: f64[9][8]")
+    assert "distributed" not in remarks(text, O2)
+    assert repr(run(text, O2, {"A": a}).outputs) == repr(run(text, None, {"A": a}).outputs)
+
+
 @pytest.mark.parametrize("body", (
     # a value of the second statement read by the first in the next iteration
     "    B[i] = A[i - 1] * 2\n    A[i] = X[i] + 1\n",

@@ -87,6 +87,31 @@ def conflict(a: Access, b: Access, var: str, lo: int, hi: int, syms: dict[str, S
                         + f"(assert (and {' '.join(facts)}))")
 
 
+def apart(a: tuple, a_inner: dict[str, tuple[int, int]], b: tuple, b_inner: dict[str, tuple[int, int]],
+          var: str, lo: int, hi: int, syms: dict[str, Sym]) -> bool:
+    """Whether two accesses (index tuples) of one array never touch a common element in distinct
+    iterations ``i1 != i2`` of ``for var in lo .. hi``, each nested in inner loops whose variables
+    run over the ranges ``a_inner`` and ``b_inner`` (chosen freely in each access's own
+    iteration). Other scalars are the same in both. Raises NotAffine when an index cannot be
+    analysed."""
+    fresh: list = []
+    names: set[str] = set()
+    i1, i2 = "|__i1|", "|__i2|"
+    env_a = {var: i1, **{n: f"|__a.{n}|" for n in a_inner}}
+    env_b = {var: i2, **{n: f"|__b.{n}|" for n in b_inner}}
+    facts = [f"(= {_linear(x, syms, env_a, fresh, names)} {_linear(y, syms, env_b, fresh, names)})"
+             for x, y in zip(a, b)]
+    facts += [f"(>= {t} 0) (< {t} {_num(n)})" for t, n in fresh]
+    for env, inner in ((env_a, a_inner), (env_b, b_inner)):
+        facts += [f"(>= {env[n]} {_num(rlo)}) (< {env[n]} {_num(rhi)})" for n, (rlo, rhi) in inner.items()]
+    facts.append(f"(>= {i1} {_num(lo)}) (< {i1} {_num(hi)}) (>= {i2} {_num(lo)}) (< {i2} {_num(hi)}) "
+                 f"(distinct {i1} {i2})")
+    symbols = [i1, i2, *(t for t, _ in fresh), *(env_a[n] for n in a_inner),
+               *(env_b[n] for n in b_inner), *(_symbol(n) for n in sorted(names))]
+    return not _satisfiable("".join(f"(declare-const {x} Int)" for x in symbols)
+                            + f"(assert (and {' '.join(facts)}))")
+
+
 def _known_answer(a: Access, b: Access, var: str, lo: int, hi: int, syms: dict[str, Sym],
                   ranges: dict[str, tuple[int, int]]) -> bool | None:
     """z3's answer to :func:`conflict`'s question where one reading of the indices gives it, else

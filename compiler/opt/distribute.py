@@ -19,7 +19,10 @@ when no statement depends on a later one of an earlier iteration, which is shown
 - an array written by one statement and touched by another is accessed, in both, only at one
   index tuple that is the same in every access and takes a distinct element in each iteration
   (affine, with a nonzero coefficient of the loop variable, reading no other scalar the loop
-  assigns): only the same iteration's statements touch an element, in the same order as before.
+  assigns), or no two accesses of different statements (one a store) touch one element in
+  distinct iterations, their inner loops' variables running over those loops' constant ranges
+  (:func:`.dependence.apart`, by z3: ``B[i][0]`` against ``B[i][j]``): either way only the same
+  iteration's statements touch an element, in the same order as before.
 
 Statements that fail either rule stay in one group with everything between them. Each operation
 runs as many times, on the same values, as at -O0; a run that faults still faults (possibly at
@@ -32,11 +35,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import Assign, For, Index, Name, Num, nodes
+from ..incaq.ast import Assign, For, If, Index, Name, Num, nodes
 from ..incaq.checked import Sym
 from .estimate import cost
+from .dependence import NotAffine, apart
 from .ir import Kernel, Span, affine, affine_expr, assigned_before_read, const_int, is_plain, \
-    map_expr, map_exprs_in, map_stmts, names_read, own_exprs, stmts, written_name
+    map_expr, map_exprs_in, map_stmts, names_read, names_read_in, names_written, own_exprs, \
+    stmts, written_name
 from .remarks import Remarks
 
 
@@ -124,7 +129,8 @@ class Distributor:
                 elif not all(isinstance(body[a], For) and body[a].var == name
                              and name not in names_read((body[a].lo, body[a].hi)) for a in who):
                     join(who[0], who[-1])
-            elif not self.pinned(name, [touched[a][2] for a in who], i, assigned):
+            elif not self.pinned(name, [touched[a][2] for a in who], i, assigned) \
+                    and not self.apart(name, [body[a] for a in who], s, assigned):
                 join(who[0], who[-1])
         groups: list[tuple] = []
         a = 0
@@ -162,6 +168,30 @@ class Distributor:
         forms = [affine(ix, self.k.syms) for ix in index]
         return all(f is not None for f in forms) and any(f[1].get(i, 0) for f in forms)
 
+    def apart(self, name: str, statements: list, s: For, assigned: set[str]) -> bool:
+        """Whether no two of these statements touch one element of array ``name`` (one of them
+        storing it) in distinct iterations of the loop ``s``, their inner loops' variables
+        running over those loops' constant ranges (:func:`.dependence.apart`): the boundary
+        column ``B[i][0]`` of a 2-D stencil against its interior ``B[i][j]``, j in 1 .. 9."""
+        lo, hi = const_int(s.lo), const_int(s.hi)
+        placed = [_placed((x,), name, {}) for x in statements]
+        if any(p is None for p in placed):
+            return False
+        for a, mine in enumerate(placed):
+            for theirs in placed[a + 1:]:
+                for ix, store, inner in mine:
+                    for iy, other, inner_y in theirs:
+                        if not (store or other):
+                            continue
+                        if (names_read(ix + iy) - {s.var} - set(inner) - set(inner_y)) & assigned:
+                            return False
+                        try:
+                            if not apart(ix, inner, iy, inner_y, s.var, lo, hi, self.k.syms):
+                                return False
+                        except NotAffine:
+                            return False
+        return True
+
     def split(self, s: For, groups: list[tuple], expand: set[str], lo: int, hi: int) -> tuple:
         body = s.body
         after = []
@@ -178,6 +208,30 @@ class Distributor:
 
     def tried(self, block: tuple) -> float:
         return after_loop_passes(self.k, block, self.fast, distribute_first=False)
+
+
+def _placed(body: tuple, name: str, inner: dict[str, tuple[int, int]]) -> list | None:
+    """Each access of array ``name`` in a block: (indices, whether it stores, the ranges of the
+    inner for loops around it); None if one is in a loop whose range is not constant."""
+    out: list = []
+    for x in body:
+        if isinstance(x, Assign) and isinstance(x.target, Index) and x.target.base == name:
+            out.append((x.target.indices, True, inner))
+        for e in own_exprs(x):
+            out.extend((n.indices, False, inner) for n in nodes(e)
+                       if isinstance(n, Index) and n.base == name)
+        if isinstance(x, For) and None not in (const_int(x.lo), const_int(x.hi)):
+            deeper = _placed(x.body, name, {**inner, x.var: (const_int(x.lo), const_int(x.hi))})
+        elif isinstance(x, If):
+            deeper = _placed(x.then + x.orelse, name, inner)
+        elif hasattr(x, "body"):
+            deeper = None if name in names_read_in(x.body) | names_written(x.body) else []
+        else:
+            deeper = []
+        if deeper is None:
+            return None
+        out.extend(deeper)
+    return out
 
 
 def _to_element(body: tuple, name: str, new: str, pos) -> tuple:
