@@ -162,14 +162,18 @@ JACOBI = ("param N = 10\ninput A: f64[N][N]\noutput B: f64[N][N]\nfor i in 0 .. 
 
 def test_a_2d_stencil_with_its_boundary_in_the_loop_is_split_in_both_dimensions():
     # the inner loop splits on j, leaving `i == 0 or i == N - 1` to test in its middle part,
-    # which the outer loop then splits on
+    # which the outer loop then splits on; in the middle rows the boundary columns' loops run
+    # once and join the rows' body, so the interior is one 2-D statement and each column a vector
     said = remarks(JACOBI, O2)
     assert "loop over j split into 3 loops (0 .. 1, 1 .. 9, 9 .. 10)" in said
     assert "loop over i split into 3 loops (0 .. 1, 1 .. 9, 9 .. 10)" in said
+    assert "loop over j runs once: its body joins the enclosing loop's, with j = 0" in said
+    listing = asm(JACOBI, O2)
+    assert "MUL B[1:9][1:9], B[1:9][1:9]" in listing and "PUTL B[1:9][0], A[1:9][0]" in listing
     a = [((n * 37) % 101) * 0.125 - 6.0 for n in range(100)]
     o0, o2 = run(JACOBI, None, {"A": a}), run(JACOBI, O2, {"A": a})
     assert repr(o2.outputs) == repr(o0.outputs)
-    assert o2.time_ns * 20 < o0.time_ns, (o2.time_ns, o0.time_ns)
+    assert o2.time_ns * 100 < o0.time_ns, (o2.time_ns, o0.time_ns)
 
 
 def test_an_inner_loop_over_the_same_variable_makes_the_outer_one_uncounted():

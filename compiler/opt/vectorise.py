@@ -3,7 +3,8 @@
 A counted loop ``for i in lo .. hi`` with a body of assignments is replaced by one vector
 statement per assignment, each index ``c*i + d`` (c > 0) becoming the span ``d+c*lo, ...`` of
 ``hi - lo`` positions (tagged ``i``). Nests are handled inside out: the inner loop's statements are
-already vectors when the outer loop is looked at, so a 2-D map becomes one 2-D statement.
+already vectors when the outer loop is looked at, so a 2-D map becomes one 2-D statement. An inner
+loop that runs once (a boundary column ``split`` made) is its body with the variable's value.
 
 Legal when no element written in one iteration is read or written in another (dependence.py),
 which also makes distributing the body over the loop (all of the first statement, then all of the
@@ -21,7 +22,7 @@ from ..incaq.ast import Assign, For, Index, Name, Num, nodes
 from ..incaq.checked import Sym, type_of
 from .dependence import Access, NotAffine, conflict
 from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_expr, names_read, \
-    names_read_in, names_written, uses_outside_index
+    names_read_in, names_written, substitute, uses_outside_index
 from .remarks import Remarks
 
 
@@ -69,6 +70,14 @@ class Vectoriser:
     def loop(self, s: For) -> tuple:
         lo, hi = const_int(s.lo), const_int(s.hi)
         if lo is not None and hi is not None and hi - lo < 2:
+            if hi - lo == 1 and self.ranges and is_plain(s.body) \
+                    and all(isinstance(x, Assign) for x in s.body):
+                # one iteration in another loop (a stencil's boundary column, split off): its
+                # body, with the variable's one value, in the enclosing loop's, which can then
+                # vectorise it (unroll, after this pass, would be too late for that)
+                self.remarks.done(s.loc, f"loop over {s.var} runs once: its body joins the "
+                                  f"enclosing loop's, with {s.var} = {lo}")
+                return substitute(s.body, s.var, s.lo) + (Assign(Name(s.var, s.loc), s.hi, s.loc),)
             return (s,)  # (no remark: there is nothing to vectorise, and unroll takes it)
         syms, temps = dict(self.k.syms), set(self.temps)
         try:
