@@ -2,12 +2,12 @@
 
 incaq_generators.py draws general programs (calls, while loops, early exits), which exercise the
 front end and -O1, but few of them have the counted loops over arrays that -O2's passes look for.
-These do: one to four loops over arrays of one size, each body one to three statements drawn from
-maps, reductions, conditional steps and sums, selects, running minima and maxima with payloads,
-private temporaries, prefix scans, clamps, appends, tests of the loop variable, a last statement
-that may step the loop variable (skipping an iteration: the loop is then not counted), and 2-D
-nests with a scalar accumulator, sharing arrays and scalars, so that passes meet each other's
-output.
+These do: one to four loops over arrays of one size (and a square one read along its diagonal,
+``D[i][i]``), each body one to three statements drawn from maps, reductions, conditional steps and
+sums, selects, running minima and maxima with payloads, private temporaries, prefix scans, clamps,
+appends, tests of the loop variable, a last statement that may step the loop variable (skipping
+an iteration: the loop is then not counted), and 2-D nests with a scalar accumulator, sharing
+arrays and scalars, so that passes meet each other's output.
 
 Every index but an append's stays in bounds and no division has a variable divisor; appends may
 run past their array (twice the loops' length) in kernels with several of them, and such a
@@ -38,7 +38,7 @@ class _Kernel:
             (f"{k}.0" if self.t == "f64" else str(k))
 
     def leaf(self, shifted: bool) -> str:
-        options = ["X[i]", "Z[i]", "i", "s", "Y[i]", self.const()]
+        options = ["X[i]", "Z[i]", "i", "s", "Y[i]", "D[i][i]", self.const()]
         if shifted:
             options += ["X[i - 1]", "X[i + 1]"]
         return self.pick(options)
@@ -123,7 +123,7 @@ def kernels(draw):
     k = _Kernel(draw, dtype, n, rows, cols)
     t = dtype
     head = [f"input X: {t}[{n}]", f"input Z: {t}[{n}]", f"input A: {t}[{rows}][{cols}]",
-            f"input W: {t}[{cols}]", f"output Y: {t}[{n}]", f"output P: {t}[{n}]",
+            f"input W: {t}[{cols}]", f"input D: {t}[{n}][{n}]", f"output Y: {t}[{n}]", f"output P: {t}[{n}]",
             f"output B: {t}[{2 * n}]", f"output R: {t}[{rows}]", f"output s: {t}", f"output m: {t}",
             "output k: i64", "output n: i64", "output q: i64", "var t: " + t, "var acc: " + t]
     body = ["m = X[0]", "P[0] = X[0]"]
@@ -139,7 +139,7 @@ def kernels(draw):
         return [draw(st.sampled_from(SPECIALS_F64)) if special and draw(st.integers(0, 9)) == 0
                 else draw(st.integers(-16, 16)) * 0.25 for _ in range(count)]
 
-    sizes = {"X": n, "Z": n, "A": rows * cols, "W": cols}
+    sizes = {"X": n, "Z": n, "A": rows * cols, "W": cols, "D": n * n}
     special = {name: values(size, True) for name, size in sizes.items()}  # (A row by row)
     finite = {name: values(size, False) for name, size in sizes.items()}
     return text, special, finite

@@ -583,3 +583,14 @@ def test_dependence_agrees_with_counting_every_pair_of_iterations(dims, lo, trip
     want = any(all(a * i1 + m + c == d * i2 - m + f for a, c, d, f in dims)
                for i1 in range(lo, hi) for i2 in range(lo, hi) if i1 != i2 for m in range(m_hi + 1))
     assert conflict(one, two, "i", lo, hi, syms, {"m": (0, m_hi + 1)}) == want
+
+
+def test_a_diagonal_is_not_read_as_a_slice():
+    # A[j][j] once became A[0:4][0:4], a 4 x 4 block read as the 4-element vector (the kernel
+    # fuzzer's D[i][i] and the triangular pass's tests found it)
+    text = ("input A: i64[4][4]\noutput s: i64\noutput Y: i64[4]\nfor j in 0 .. 4 do { s = s + A[j][j] }\n"
+            "for j in 0 .. 4 do { Y[j] = A[j][j] * 2 }\n")
+    assert "A is read along a diagonal" in remarks(text, O2)
+    a = [n * 7 % 11 - 5 for n in range(16)]
+    o0, o2 = run(text, None, {"A": a}), run(text, O2, {"A": a})
+    assert o2.outputs == o0.outputs and o0.outputs["s"] == sum(a[k * 5] for k in range(4))

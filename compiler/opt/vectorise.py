@@ -267,6 +267,8 @@ def align(e: Index, tags: list[str]) -> Index:
     mine = [ix.tag for ix in e.indices if isinstance(ix, Span)]
     if not mine:
         return e
+    if len(set(mine)) != len(mine):  # A[i][i]: a diagonal, which no slice of A is
+        raise Refused(f"{e.base} is read along a diagonal (one loop variable in two of its indices)")
     if any(t not in tags for t in mine):
         raise Refused(f"{_show(e)} runs over a loop the destination does not")
     order = [tags.index(t) for t in mine]
