@@ -30,6 +30,7 @@ from .remarks import Remarks
 from .rules import FAST_MATH
 from .show import show
 from .strength import strength
+from .triangular import triangular
 from .unroll import unroll
 from .vectorise import vectorise
 
@@ -76,6 +77,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("propagate", 1, lambda k, r, lv: propagate(k, r)),
     ("dce", 1, lambda k, r, lv: dce(k, r)),
     ("licm", 1, lambda k, r, lv: licm(k, r)),
+    ("triangular", 2, lambda k, r, lv: triangular(k, r)),
     ("split", 2, lambda k, r, lv: split(k, r)),
     ("compact", 2, lambda k, r, lv: compact(k, r)),
     ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r, lv.flags)),
