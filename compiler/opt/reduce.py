@@ -43,10 +43,13 @@ def operation(v) -> tuple[str, object, object] | None:
 
 
 def reduction_parts(s, syms: dict[str, Sym]) -> tuple[str, object] | None:
-    """``(op, e)`` when s is ``T = T OP e`` (or ``T = min(T, e)``) and e does not read T."""
+    """``(op, e)`` when s is ``T = T OP e`` (or ``T = min(T, e)``, or ``T = T - e``: op ``-``)
+    and e does not read T."""
     if not isinstance(s, Assign):
         return None
     t, parts = s.target, operation(s.value)
+    if parts is None and isinstance(s.value, Binary) and s.value.op == "-":
+        parts = "-", s.value.left, s.value.right
     if parts is None:
         return None
     op, a, e = parts
@@ -86,8 +89,9 @@ def combine(op: str, a, b, loc):
 
 
 def tree_ok(op: str, dtype: str, fast: bool) -> bool:
-    """Whether OP may be reassociated and commuted in this type without changing a bit."""
-    return dtype == "i64" or op in ("min", "max") or (fast and op in ("+", "*"))
+    """Whether OP may be reassociated and commuted in this type without changing a bit (``-``:
+    whether the terms may be summed first, ``c - (e1 + e2 + ...)``)."""
+    return dtype == "i64" or op in ("min", "max") or (fast and op in ("+", "*", "-"))
 
 
 class Reducer:
@@ -138,7 +142,7 @@ class Reducer:
             return (s,)
         if tree:
             return terms + self.tree(stmt, op, v, base, trip, s)
-        if etype == "f64" and op in ("+", "*"):
+        if etype == "f64" and op in ("+", "*", "-"):
             self.remarks.missed(s.loc, f"f64 reduction over {s.var} kept in order: use -Ofast "
                                 "to reassociate")
         else:
@@ -235,7 +239,13 @@ class Reducer:
         return first.base, a[0]
 
     def tree(self, stmt, op: str, v: str, base: int, n: int, s: For) -> tuple:
+        """The terms V[base .. base + n] combined by halves, then into the accumulator: a
+        difference ``c = c - e`` sums its terms and subtracts the sum once (rule ``sub-sum`` for
+        wrapping i64; f64 only under -Ofast)."""
         loc = stmt.loc
+        last, op = op, "+" if op == "-" else op
+        if last == "-" and type_of(stmt.target, self.k.syms) == "i64":
+            identity("sub-sum")
         out = []
         while n > 1:
             h = n // 2
@@ -245,7 +255,7 @@ class Reducer:
             out.append(Assign(part(0), combine(op, part(0), part(n - h), loc), loc))
             n -= h
         first = Index(v, (Num(base, False, loc),), loc)
-        out.append(Assign(stmt.target, combine(op, stmt.target, first, loc), loc))
+        out.append(Assign(stmt.target, combine(last, stmt.target, first, loc), loc))
         self.remarks.done(s.loc, f"reduction over {s.var} turned into a tree of {len(out) - 1} "
                           f"vector {NAMES[op]}")
         return tuple(out)

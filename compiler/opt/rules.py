@@ -79,6 +79,8 @@ IDENTITIES: tuple[Identity, ...] = (
       for t in ("i64", "f64") for op in SWAPPED),
     # the count of a compaction is kept as an offset d and added once: (n + d) + 1 = n + (d + 1)
     Identity("add-assoc", "i64", ("+", ("+", "x", "a"), "b"), ("+", "x", ("+", "a", "b")), "compact"),
+    # c - a - b is c - (a + b): a difference reduction sums its terms first (reduce's trees)
+    Identity("sub-sum", "i64", ("-", ("-", "x", "a"), "b"), ("-", "x", ("+", "a", "b")), "reduce"),
     # if c then x = x + 1 (or - 1) is x = x + c (ifconvert)
     Identity("if-inc", "i64", ("ite", "c", ("+", "x", 1), "x"), ("+", "x", ("bool", "c")), "ifconvert"),
     Identity("if-dec", "i64", ("ite", "c", ("-", "x", 1), "x"), ("-", "x", ("bool", "c")), "ifconvert"),
