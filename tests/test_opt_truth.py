@@ -145,3 +145,17 @@ def test_an_f64_compare_read_as_a_value_is_not_converted_first():
     xs, zs = [0.5, float("nan"), -1.0, 3.0, 9.5, 2.0, -0.0, 1.0], [1.0, 0.0, -2.0, 4.0, 0.0, 2.0, 0.0, 7.0]
     o0, o2 = run(text, None, {"X": xs, "Z": zs}), run(text, O2, {"X": xs, "Z": zs})
     assert repr(o2.outputs) == repr(o0.outputs) and o2.time_ns <= o0.time_ns
+
+
+def test_an_f64_compare_read_by_a_bitwise_operation_is_converted_first():
+    # XOR, AND and OR are i64 only: there the compare's 1.0 / 0.0 is put into an i64 temporary
+    # (the optimiser fuzzer found `... ^ (0.0 < p0)` refused by the assembler)
+    text = ("input A: f64[4]\ninput V: i64[4]\noutput Y: i64[4]\noutput z: i64\n"
+            "for i in 0 .. 4 do { Y[i] = V[i] ^ (A[i] < 0.5) }\nz = (z + 3) ^ (A[0] < 1.0) | (A[1] > 0.0)\n")
+    from inca.compiler.assembler import assemble_text
+
+    listing = asm(text, O2)
+    assemble_text(listing)  # the assembler checks every operand's type
+    inputs = {"A": [0.25, float("nan"), 1.5, -0.0], "V": [6, -71, 9, 0]}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs and o0.outputs["Y"] == [7, -71, 9, 1]

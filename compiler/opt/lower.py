@@ -18,6 +18,7 @@ outputs bit for bit.
 """
 from __future__ import annotations
 
+from ...lang.isa import lookup
 from ...lang.program import Affine, Imm, Ref, Slice
 from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Num, While, nodes
 from ..incaq.checked import Checked, Jump, Seq, Sym
@@ -63,6 +64,15 @@ class OptLowerer(Lowerer):
                     index.append(self.affine(i))
             return Ref(e.base, tuple(index), self.loc)
         return super().operand(e)
+
+    def emit(self, op: str, dest=None, src=None, target=None) -> None:
+        if isinstance(src, Ref) and self.syms[src.name].dtype == "f64" and lookup(op).int_only:
+            # an f64 compare's value (operand_of) read by an i64-only instruction (AND, OR, XOR,
+            # shifts): converted into an i64 temporary first, as the -O0 rule does
+            conv = self.new_temp("i64")
+            super().emit("PUTL", conv, src)
+            src = conv
+        super().emit(op, dest, src, target)
 
     def operand_of(self, e):
         if type(e) is Compare:
