@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from test_opt_passes import FAST, O2, asm, remarks, run
 from test_opt_programs import close, same
 
+from inca.interpreter.engine import RuntimeFault
+
 KERNEL = ("input X: {t}[64]\ninput Z: {t}[64]\noutput Y: {t}[64]\nfor i in 0 .. 64 do {{\n"
           "    if {c} then {{ Y[i] = {a} }} else {{ Y[i] = {b} }}\n}}\n")
 I64 = [(-1) ** n * (n * 7919 % 1000) for n in range(62)] + [-(1 << 63), (1 << 63) - 1]
@@ -68,14 +70,6 @@ def test_other_arms_become_arithmetic_only_where_the_loop_vectorises():
     carried = ("input X: i64[64]\noutput s: i64\nfor i in 0 .. 64 do {\n"
                "    if X[i] > 10 then { s = s * 3 } else { s = s + X[i] }\n}\n")
     assert "turned into" not in remarks(carried, O2)
-
-
-def test_an_arm_that_may_fault_keeps_its_branch():
-    # Y[i] = X[i] / Z[i] only where Z[i] is not 0: computing both arms would divide by 0
-    text = KERNEL.format(t="i64", c="Z[i] != 0", a="X[i] / Z[i]", b="0")
-    assert "turned into" not in remarks(text, O2)
-    inputs = {"X": I64, "Z": [n % 3 for n in range(64)]}
-    assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs
 
 
 _OPERANDS = ("X[i]", "Z[i]", "0", "1", "-X[i]", "0 - X[i]", "X[i] * 3", "Z[i] - X[i]")
@@ -138,3 +132,63 @@ def test_a_clamp_of_an_element_becomes_max_so_a_column_maximum_vectorises():
     f64 = text.replace("i64", "f64")
     assert "if on M[j] kept as a branch: as max it would differ on NaN" in remarks(f64, O2)
     assert "turned into max(M[j], A[i][j])" in remarks(f64, FAST)
+
+
+GUARDS = [0, 3, -1, 0, 7, -(1 << 63), 5, 0] * 8  # zeros, and INT64_MIN / -1 beside them
+
+
+@pytest.mark.parametrize("c, a, b", (
+    ("Z[i] != 0", "X[i] / Z[i]", "0"),
+    ("0 != Z[i]", "X[i] % Z[i] + 1", "X[i]"),
+    ("Z[i] == 0", "-1", "(X[i] + 3) / Z[i] * 2"),
+))
+def test_a_division_the_condition_guards_divides_by_a_safe_divisor_and_vectorises(c, a, b):
+    # the arm taken where Z[i] != 0 divides by Z[i] + (Z[i] == 0): Z[i] there, never 0 where it
+    # is now evaluated too (rules safe-divisor, safe-divisor-nonzero)
+    text = KERNEL.format(t="i64", c=c, a=a, b=b)
+    assert "BLEZ" not in asm(text, O2)
+    xs = [(1 << 63) - 1 if n % 11 == 0 else -(1 << 63) if n % 13 == 0 else n * 37 - 900 for n in range(64)]
+    inputs = {"X": xs, "Z": GUARDS}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs
+    assert o2.time_ns * 10 < o0.time_ns, (o2.time_ns, o0.time_ns)
+
+
+@pytest.mark.parametrize("c, a", (("Z[i] != 0", "X[i] / Y[i]"), ("X[i] != 0", "X[i] / Z[i]"),
+                                  ("Z[i] > 0", "X[i] / Z[i]")))
+def test_a_division_the_condition_does_not_guard_keeps_its_branch(c, a):
+    text = (KERNEL.format(t="i64", c=c, a=a, b="0").replace("output Y", "input Y: i64[64]\noutput W")
+            .replace("Y[i] =", "W[i] ="))
+    assert "BLEZ" in asm(text, O2)
+    inputs = {"X": [n % 5 for n in range(64)], "Z": [n % 3 for n in range(64)],
+              "Y": [(n + 1) % 4 for n in range(64)]}
+    try:
+        want = run(text, None, inputs).outputs
+    except RuntimeFault:
+        with pytest.raises(RuntimeFault):
+            run(text, O2, inputs)
+        return
+    assert run(text, O2, inputs).outputs == want
+
+
+_DIVIDED = ("X[i] / Z[i]", "X[i] % Z[i]", "(X[i] / Z[i]) * 3 + X[i]", "X[i] / (Z[i] + 0)", "X[i] / X[i]",
+            "0", "X[i]")
+
+
+@settings(max_examples=int(os.environ.get("INCA_SELECT_EXAMPLES", "60")), deadline=None)
+@given(st.sampled_from(("Z[i] != 0", "0 != Z[i]", "Z[i] == 0", "Z[i] != 0 and X[i] > 0")),
+       st.sampled_from(_DIVIDED), st.sampled_from(_DIVIDED),
+       st.lists(st.integers(-3, 3) | st.sampled_from((-(1 << 63), (1 << 63) - 1, -1)), min_size=64, max_size=64),
+       st.lists(st.integers(-2, 2) | st.sampled_from((-1, 0)), min_size=64, max_size=64))
+def test_random_guarded_divisions_equal_O0(c, a, b, xs, zs):
+    text = KERNEL.format(t="i64", c=c, a=a, b=b)
+    inputs = {"X": xs, "Z": zs}
+    try:
+        want = run(text, None, inputs)
+    except RuntimeFault:
+        with pytest.raises(RuntimeFault):
+            run(text, O2, inputs)
+        return
+    got = run(text, O2, inputs)
+    assert got.outputs == want.outputs, text
+    assert got.time_ns <= want.time_ns, text

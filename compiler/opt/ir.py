@@ -348,13 +348,13 @@ _NEVER_FAULT = frozenset({"min", "max", "abs", "f64"})
 
 def cannot_fault(e, k: Kernel, loop: For, lo: int, hi: int) -> bool:
     """Whether evaluating e in any iteration of ``loop`` (``lo .. hi``) cannot fault: no i64
-    division or remainder but by a nonzero constant (``INT64_MIN / -1`` wraps), no conversion to
-    i64 and no call but ``min``, ``max``, ``abs`` and ``f64``, and every index affine in the loop
-    variable and inside its array over the loop's range. (f64 division is IEEE's: never a
-    fault.)"""
+    division or remainder but by a nonzero constant or a :func:`safe_divisor` (``INT64_MIN / -1``
+    wraps), no conversion to i64 and no call but ``min``, ``max``, ``abs`` and ``f64``, and every
+    index affine in the loop variable and inside its array over the loop's range. (f64 division
+    is IEEE's: never a fault.)"""
     for node in nodes(e):
         if isinstance(node, Binary) and node.op in ("/", "%") and type_of(node, k.syms) == "i64" \
-                and const_int(node.right) in (None, 0):
+                and const_int(node.right) in (None, 0) and safe_divisor_of(node.right) is None:
             return False
         if hasattr(node, "pre") or hasattr(node, "func") and node.func not in _NEVER_FAULT:
             return False
@@ -368,6 +368,21 @@ def cannot_fault(e, k: Kernel, loop: For, lo: int, hi: int) -> bool:
                 if min(ends) < 0 or max(ends) >= dim:
                     return False
     return True
+
+
+def safe_divisor(n: Expr) -> Expr:
+    """``n + (n == 0)``: n wherever n != 0, and never 0 (rules ``safe-divisor``,
+    ``safe-divisor-nonzero``)."""
+    loc = n.loc
+    return Binary("+", n, Compare("==", n, Num(0, False, loc), loc), loc)
+
+
+def safe_divisor_of(e) -> Expr | None:
+    """The n of a divisor :func:`safe_divisor` made, else None."""
+    if isinstance(e, Binary) and e.op == "+" and isinstance(e.right, Compare) and e.right.op == "==" \
+            and e.right.right == Num(0, False) and e.right.left == e.left:
+        return e.left
+    return None
 
 
 def truth_bits(c, syms: dict[str, Sym]) -> Expr:

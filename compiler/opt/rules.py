@@ -109,6 +109,14 @@ IDENTITIES: tuple[Identity, ...] = (
                "ifconvert") for op in NEGATED),
     Identity("select-arith", "i64", ("ite", "c", "a", "b"),
              ("+", "b", ("*", ("bool", "c"), ("-", "a", "b"))), "ifconvert"),
+    # an arm taken only where n != 0 may divide by n + (n == 0) instead: that is n there (so the
+    # arm computes what it did), and never 0, so both arms can be evaluated (`if Y[i] != 0 then
+    # Z[i] = X[i] / Y[i] else Z[i] = 0`). (Stated on the divisor: z3 takes minutes on the
+    # division itself over 64-bit vectors.)
+    Identity("safe-divisor", "i64", ("ite", ("!=", "n", 0), ("+", "n", ("bool", ("==", "n", 0))), "n"),
+             "n", "ifconvert"),
+    Identity("safe-divisor-nonzero", "i64", ("bool", ("==", ("+", "n", ("bool", ("==", "n", 0))), 0)),
+             0, "ifconvert"),
     # a condition's truth as a value without a branch (ir.truth_bits): `and` is &, `or` is |,
     # `not` is ^ 1 or, for i64 operands, the negated relation
     Identity("and-bits", "i64", ("bool", ("and", "c", "d")), ("&", ("bool", "c"), ("bool", "d")),
