@@ -132,11 +132,15 @@ def test_a_condition_with_and_or_not_is_computed_as_one_vector_and_compacted():
 
 
 def test_a_condition_whose_and_guards_a_fault_is_not_compacted_and_says_why():
-    # computing every condition first would divide by 0 where `and` skipped the division
-    text = append("i64", cond="x != 0 and 100 / x > 3")
+    # computing every condition first would read A[8] where `and` skipped it (x is -9 there)
+    text = append("i64", cond="x > -5 and A[i + 1] > 0")
     _, trace = compiled(text, O2)
     assert "not compacted: its condition may skip, with and / or, what could fault" \
         in trace.remarks.text()
+    assert_exact(text, {"A": [0, 5, 0, 50, 1, -3, 0, -9]})
+    # a division by x that `x != 0` guards divides by x + (x == 0): compacted, exact
+    text = append("i64", cond="x != 0 and 100 / x > 3")
+    assert "[compact] conditional append" in compiled(text, O2)[1].remarks.text()
     assert_exact(text, {"A": [0, 5, 0, 50, 1, -3, 0, 2]})
 
 

@@ -57,17 +57,30 @@ def test_a_condition_with_and_or_not_loses_its_branch_and_stays_exact(shape, con
     assert o2.time_ns * 4 < o0.time_ns, (o2.time_ns, o0.time_ns)
 
 
-@pytest.mark.parametrize("cond", ("X[i] != 0 and X[i + 1] > X[i]", "X[i] != 0 and 100 / X[i] > 3",
-                                  "X[i] == 0 or 100 / X[i] > 3",
-                                  "not (X[i] == 0 or 100 / X[i] > 3)"))
+@pytest.mark.parametrize("cond", ("X[i] != 0 and X[i + 1] > X[i]", "X[i] > 0 and 100 / X[i] > 3",
+                                  "X[i] != 0 and 100 / Z2[i] > 3"))
 @pytest.mark.parametrize("shape", ("count", "flag", "arms", "sum"))
 def test_a_guard_that_short_circuiting_needs_keeps_its_branch(shape, cond):
     # X[i + 1] past the end (X[63] is 0), or a division by 0, is what `and` / `or` skips here
-    # (a guard on i alone, `i < 63 and ...`, is split off instead: test_opt_split.py)
-    text = HEAD + SHAPES[shape].format(c=cond)
-    inputs = {"X": [n % 3 for n in range(64)], "Z": Z}
+    # (a guard on i alone, `i < 63 and ...`, is split off instead: test_opt_split.py; `n != 0`
+    # guarding a division by n itself, below)
+    text = (HEAD + SHAPES[shape].format(c=cond)).replace("output", "input Z2: i64[64]\noutput", 1)
+    inputs = {"X": [n % 3 for n in range(64)], "Z": Z, "Z2": [n % 3 for n in range(64)]}
     assert "BLEZ" in asm(text, O2)
     assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs
+
+
+@pytest.mark.parametrize("cond", ("X[i] != 0 and 100 / X[i] > 3", "X[i] == 0 or 100 % X[i] > 1",
+                                  "not (0 == X[i] or 100 / X[i] > 3)"))
+@pytest.mark.parametrize("shape", ("count", "flag", "arms"))
+def test_a_division_guarded_by_its_divisor_s_test_loses_its_branch(shape, cond):
+    # `n != 0 and x / n ...`: the right side divides by n + (n == 0), n where it ran before and
+    # never 0 (rules safe-divisor, safe-divisor-nonzero)
+    text = HEAD + SHAPES[shape].format(c=cond)
+    inputs = {"X": [n % 3 - (n % 7 == 0) * (1 << 62) for n in range(64)], "Z": Z}
+    assert "BLEZ" not in asm(text, O2)
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert o2.outputs == o0.outputs and o2.time_ns * 4 < o0.time_ns
 
 
 def test_truth_bits_builds_bitwise_operations_and_negated_compares():
@@ -97,7 +110,7 @@ def test_a_division_by_a_nonzero_constant_and_min_max_abs_cannot_fault():
 
 
 _LEAVES = ("X[i] > 5", "X[i] <= -3", "X[i] == 0", "Z[i] < 0.5", "Z[i] != Z[i]", "X[i]", "Z[i]",
-           "X[i] % 3 == 1", "100 / X[i] > 7")
+           "X[i] % 3 == 1", "100 / X[i] > 7", "X[i] != 0", "7 % X[i] != 1")
 
 
 def _conditions():

@@ -29,8 +29,8 @@ from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, 
                          Unary, nodes)
 from ..incaq.checked import Seq, type_of
 from . import show
-from .ir import Kernel, cannot_fault, const_int, eager_safe, is_plain, map_expr, map_stmts, \
-    map_stmts_looped, names_read, own_exprs, safe_divisor, stmts, truth_bits, write_counts
+from .ir import Kernel, cannot_fault, const_int, eager_safe, is_plain, map_stmts, map_stmts_looped, \
+    names_read, nonzero_guard, own_exprs, safe_divisions, stmts, truth_bits, write_counts
 from .remarks import Remarks
 from .rules import FAST_MATH, NEGATED, SWAPPED, identity
 
@@ -318,24 +318,9 @@ def _arith_select(s, k: Kernel, loop: For, lo: int, hi: int) -> Assign | None:
 def _guarded(c, a, b, syms) -> tuple:
     """The arms of a select on ``n != 0`` (``n == 0``: the else arm) with each i64 division or
     remainder by n in the arm taken where n != 0 dividing by ``n + (n == 0)`` instead
-    (:func:`.ir.safe_divisor`): the same value there, and no fault where the arm is not taken
+    (:func:`.ir.safe_divisions`): the same value there, and no fault where the arm is not taken
     but now evaluated (``if Y[i] != 0 then Z[i] = X[i] / Y[i] else Z[i] = 0``)."""
-    if not (isinstance(c, Compare) and c.op in ("!=", "==")):
-        return a, b
-    n = c.left if c.right == Num(0, False) else c.right if c.left == Num(0, False) else None
-    if n is None or type_of(n, syms) != "i64":
-        return a, b
-
-    def safe(e):
-        def fn(x):
-            if isinstance(x, Binary) and x.op in ("/", "%") and x.right == n \
-                    and type_of(x, syms) == "i64":
-                identity("safe-divisor")
-                identity("safe-divisor-nonzero")
-                return replace(x, right=safe_divisor(n))
-            return x
-        return map_expr(e, fn)
-    return (safe(a), b) if c.op == "!=" else (a, safe(b))
+    return safe_divisions(a, nonzero_guard(c, True), syms), safe_divisions(b, nonzero_guard(c, False), syms)
 
 
 def _vectorises(s: For, k: Kernel) -> bool:
