@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from test_opt_passes import FAST, O2, asm, remarks, run
 from test_opt_programs import close, same
+from test_opt_split import assert_as_at_O0
 
 from inca.interpreter.engine import RuntimeFault
 
@@ -181,14 +182,4 @@ _DIVIDED = ("X[i] / Z[i]", "X[i] % Z[i]", "(X[i] / Z[i]) * 3 + X[i]", "X[i] / (Z
        st.lists(st.integers(-3, 3) | st.sampled_from((-(1 << 63), (1 << 63) - 1, -1)), min_size=64, max_size=64),
        st.lists(st.integers(-2, 2) | st.sampled_from((-1, 0)), min_size=64, max_size=64))
 def test_random_guarded_divisions_equal_O0(c, a, b, xs, zs):
-    text = KERNEL.format(t="i64", c=c, a=a, b=b)
-    inputs = {"X": xs, "Z": zs}
-    try:
-        want = run(text, None, inputs)
-    except RuntimeFault:
-        with pytest.raises(RuntimeFault):
-            run(text, O2, inputs)
-        return
-    got = run(text, O2, inputs)
-    assert got.outputs == want.outputs, text
-    assert got.time_ns <= want.time_ns, text
+    assert_as_at_O0(KERNEL.format(t="i64", c=c, a=a, b=b), {"X": xs, "Z": zs})

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from test_opt_passes import FAST, O2, remarks, run
 from test_opt_programs import same
+from test_opt_split import assert_as_at_O0
 
 from inca.compiler.opt.triangular import MAX_TRIP
-from inca.interpreter.engine import RuntimeFault
 
 TRIMV = ("param N = 16\ninput L: f64[N][N]\ninput x: f64[N]\noutput y: f64[N]\n"
          "for i in 0 .. N do {\n    acc = 0.0\n    for j in 0 .. i + 1 do {\n"
@@ -104,19 +104,4 @@ def test_random_triangular_nests_equal_O0(lo, hi, body, first, n, after):
             f"for i in {first} .. N do {{\n    for j in {lo} .. {hi} do {{\n"
             + "".join(f"        {x}\n" for x in body) + "    }\n"
             + ("    B[i][0] = s\n" if after else "") + "}\n")
-    inputs = {"A": L[:n * n]}
-    o0, o2 = outcome(text, None, inputs), outcome(text, O2, inputs)
-    if o0 is None:
-        assert o2 is None, text
-        return
-    assert o2 is not None, text
-    assert all(same(o2.outputs[k], o0.outputs[k]) for k in o0.outputs), text
-    assert o2.time_ns <= o0.time_ns, text
-
-
-def outcome(text: str, level, inputs: dict):
-    """The run's results, or None if it faults."""
-    try:
-        return run(text, level, inputs)
-    except RuntimeFault:
-        return None
+    assert_as_at_O0(text, {"A": L[:n * n]})
