@@ -49,7 +49,9 @@ class Splitter:
             return (s,)
         truth = _Truth(self.k, s, lo, hi)
         tests = {}
-        for x in _ifs(s.body):
+        # the ifs nested in inner loops too: i is the same in all their iterations, since no for
+        # loop the passes see assigns its variable in its body (canon)
+        for x in (y for y in stmts(s.body) if isinstance(y, If)):
             t = truth.of(x.cond)
             if t is not None and any(v is not x.cond for v in t):
                 tests[id(x)] = t
@@ -78,19 +80,6 @@ class Splitter:
         return tuple(parts)
 
 
-def _ifs(body: tuple):
-    """The if statements of a loop body, nested ones too: i is the same in every iteration of an
-    inner loop, since no for loop the passes see assigns its variable in its body (``canon``)."""
-    for x in body:
-        match x:
-            case If(then=t, orelse=o):
-                yield x
-                yield from _ifs(t)
-                yield from _ifs(o)
-            case _ if hasattr(x, "body"):
-                yield from _ifs(x.body)
-
-
 class _Truth:
     """A condition evaluated as far as the loop variable decides it: for each i of the loop, True,
     False, or the condition that is left to test (a residual; the same object for every i that
@@ -101,7 +90,7 @@ class _Truth:
 
     def __init__(self, k: Kernel, loop: For, lo: int, hi: int):
         self.k, self.loop, self.lo, self.hi = k, loop, lo, hi
-        self.made: dict[tuple, object] = {}  # (operator, operands' ids) -> the residual made
+        self.made: dict[tuple, object] = {}  # ids of (c, its residual operands) -> c with them
 
     def of(self, c) -> list | None:
         i, lo, hi = self.loop.var, self.lo, self.hi
@@ -139,7 +128,7 @@ class _Truth:
 
     def make(self, c, *operands):
         """c with these residual operands (c itself when they are its own)."""
-        key = (type(c), *map(id, operands))
+        key = (id(c), *map(id, operands))
         if key not in self.made:
             if isinstance(c, Not):
                 self.made[key] = c if operands[0] is c.operand else replace(c, operand=operands[0])

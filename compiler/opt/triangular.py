@@ -13,9 +13,10 @@ vectorises or reduces on its own (lower-triangular matrix-vector product, 16 x 1
 Exact: the copies run in the loop's order, each with i replaced by its value (no for loop the
 passes see assigns its variable: ``canon``), and i's final value is assigned after them, as
 ``unroll`` does. Done when the loop has constant bounds, no early exit, at most :data:`MAX_TRIP`
-iterations and at most :data:`MAX_SIZE` nodes unrolled, and an inner for loop's bound reads i (and
-becomes a constant in every copy) or a test inside an inner loop reads i; outermost first, so a
-nest of three triangular loops unrolls its two outer ones.
+iterations and at most :data:`MAX_SIZE` nodes unrolled, and an inner for loop's bound reads i (each
+bound affine in the loops' variables, so that it folds once they are known) or a test inside an
+inner loop compares an affine expression of i; outermost first, so a nest of three triangular
+loops unrolls its two outer ones.
 """
 from __future__ import annotations
 
