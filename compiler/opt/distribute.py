@@ -259,7 +259,7 @@ def after_loop_passes(k: Kernel, block: tuple, fast: bool, distribute_first: boo
     scratch = Remarks()
     if distribute_first:
         copy = distribute(copy, scratch, fast)
-    copy = interchange(copy, scratch)
+    copy = interchange(copy, scratch, fast)
     copy = reduce(copy, scratch, fast)
     return cost(vectorise(copy, scratch).body, taken)
 

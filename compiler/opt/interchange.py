@@ -1,20 +1,32 @@
-"""Pass ``interchange`` (-O2): a reduction loop innermost in a perfect nest moves outermost.
+"""Pass ``interchange`` (-O2): loops of a nest change places so that a vectorisable one is innermost.
 
-``for i: for j: for k: M[i][j] = M[i][j] + A[i][k] * B[k][j]`` becomes ``for k: for i: for j:
-...``. Each element M[i][j] still receives its terms in the order of k (bit for bit the same
-sums), and the loops over i and j, whose iterations now touch distinct elements, can be
-vectorised: matrix multiplication becomes a vector product and a vector accumulation per k.
+Two forms:
 
-Legal when the body is one reduction ``D = D OP e`` whose destination does not depend on the
-moved loop's variable, e does not read D's array, the loop bounds are constants, and distinct
-iterations of the outer loops write distinct elements (checked by dependence.py).
+- **A reduction loop moves outermost.** ``for i: for j: for k: M[i][j] = M[i][j] + A[i][k] *
+  B[k][j]`` becomes ``for k: for i: for j: ...``. Each element M[i][j] still receives its terms
+  in the order of k (bit for bit the same sums), and the loops over i and j, whose iterations now
+  touch distinct elements, can be vectorised: matrix multiplication becomes a vector product and
+  a vector accumulation per k. Legal when the body is one reduction ``D = D OP e`` whose
+  destination does not depend on the moved loop's variable, e does not read D's array, the loop
+  bounds are constants, and distinct iterations of the outer loops write distinct elements
+  (checked by dependence.py).
+- **A parallel loop moves inside a carried one.** ``for i: for j: B[i][j] = B[i][j - 1] +
+  A[i][j]`` (a recurrence along each row) carries B from one j to the next, so the loop over j
+  does not vectorise; but distinct i touch distinct elements, whatever their j (``dependence.
+  apart``), so ``for j: for i:`` does every statement instance with the same inputs, row by row
+  in the same order of j, and the loop over i vectorises: one vector statement per column.
+  Legal when the two loops have constant bounds, the inner body is assignments to elements (no
+  scalar is written), and no element one (i, j) stores is touched at another i. Done only when
+  the inner loop carries a dependence and the estimate after ``scan``, ``reduce`` and
+  ``vectorise`` (tried on copies) is lower than the nest's as it is.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import Assign, For, Index
-from .dependence import Access, NotAffine, conflict
+from ..incaq.ast import Assign, For, Index, nodes
+from .dependence import Access, NotAffine, apart, conflict
+from .estimate import cost
 from .ir import Kernel, const_int, is_plain, map_stmts_topdown, names_read
 from .reduce import reduction_parts
 from .remarks import Remarks
@@ -62,12 +74,73 @@ def _try(s: For, k: Kernel, remarks: Remarks) -> For | None:
     return moved
 
 
-def interchange(k: Kernel, remarks: Remarks) -> Kernel:
+def _accesses(body: tuple) -> list[Access]:
+    """Every array access of a block of assignments."""
+    out = []
+    for n, x in enumerate(body):
+        out.extend(Access(e.base, e.indices, False, n, e) for e in nodes(x.value) if isinstance(e, Index))
+        out.append(Access(x.target.base, x.target.indices, True, n, x.target))
+    return out
+
+
+def _pairs(accesses: list[Access]):
+    """Each (store, access) pair of one array."""
+    return ((a, b) for a in accesses if a.write for b in accesses if b.array == a.array)
+
+
+def _carried_inward(s: For, k: Kernel, remarks: Remarks, fast: bool) -> For | None:
+    """``for i: for j: body`` as ``for j: for i: body`` when i is parallel and j carries a
+    dependence (module docstring), else None."""
+    if len(s.body) != 1 or not isinstance(s.body[0], For):
+        return None
+    inner = s.body[0]
+    bounds = [const_int(e) for e in (s.lo, s.hi, inner.lo, inner.hi)]
+    if None in bounds or not inner.body or not is_plain(inner.body) or not all(
+            isinstance(x, Assign) and isinstance(x.target, Index) for x in inner.body):
+        return None
+    lo, hi, ilo, ihi = bounds
+    if hi - lo < 2 or ihi - ilo < 2 or inner.var in names_read(s.hi) | names_read(s.lo):
+        return None
+    accesses = _accesses(inner.body)
+    both = {inner.var: (ilo, ihi)}
+    try:
+        if not all(apart(a.index, both, b.index, both, s.var, lo, hi, k.syms)
+                   for a, b in _pairs(accesses)):
+            return None
+        if not any(conflict(a, b, inner.var, ilo, ihi, k.syms, {s.var: (lo, hi)})
+                   for a, b in _pairs(accesses)):
+            return None
+    except NotAffine:
+        return None
+    moved = replace(inner, body=(replace(s, body=inner.body),))
+    if _after(k, moved, fast) >= _after(k, s, fast):
+        return None
+    remarks.done(s.loc, f"loop over {s.var} moved inside the loop over {inner.var}: {inner.var} "
+                 f"carries a dependence, distinct {s.var} touch distinct elements, so the loop "
+                 f"over {s.var} can be vectorised")
+    return moved
+
+
+def _after(k: Kernel, loop: For, fast: bool) -> float:
+    """The estimated time of ``loop`` after ``scan``, ``reduce`` and ``vectorise``, on a copy of
+    the kernel with their remarks dropped."""
+    from .reduce import reduce
+    from .scan import scan
+    from .vectorise import vectorise
+
+    copy = Kernel(dict(k.syms), (loop,), k.params, k.inplace)
+    scratch = Remarks()
+    copy = reduce(scan(copy, scratch, fast), scratch, fast)
+    return cost(vectorise(copy, scratch).body)
+
+
+def interchange(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Move the reduction loop of every perfect nest outermost (outermost nests first, so the
-    whole nest is reordered rather than its inner part)."""
+    whole nest is reordered rather than its inner part), and a parallel loop inside the carried
+    loop it encloses."""
     def fn(s):
         if isinstance(s, For):
-            moved = _try(s, k, remarks)
+            moved = _try(s, k, remarks) or _carried_inward(s, k, remarks, fast)
             if moved is not None:
                 return (moved,)
         return None

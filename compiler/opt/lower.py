@@ -23,7 +23,7 @@ from ...lang.program import Affine, Imm, Ref, Slice
 from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Num, While, nodes
 from ..incaq.checked import Checked, Jump, Seq, Sym
 from ..incaq.lower import REL, Lowerer, _binary_parts, _Label
-from .ir import I64_MAX, I64_MIN, Span, const_int, is_plain, names_read, names_written, read_counts, substitute, \
+from .ir import I64_MAX, I64_MIN, Span, affine, const_int, is_plain, names_read, names_written, read_counts, substitute, \
     uses_outside_index
 
 
@@ -143,7 +143,8 @@ class OptLowerer(Lowerer):
                 self.emit("MUL", dest, Imm(-1.0 if dtype == "f64" else -1, dtype, self.loc))
                 self.emit("MAX", dest, src)
                 return
-            if _simple_value(value) or base in names_read(value) or self.clobbers(value):
+            if _simple_value(value) or self.clobbers(value) or (
+                    base in names_read(value) and not _reads_apart(value, t, self.syms)):
                 super().assign(s)
                 return
             self.loc = s.loc
@@ -372,6 +373,29 @@ def _le_zero(c) -> bool:
     return isinstance(c, Compare) and c.op == "<=" and isinstance(c.left, (Name, Index)) \
         and not any(isinstance(i, Span) for i in getattr(c.left, "indices", ())) \
         and isinstance(c.right, Num) and c.right.value == 0
+
+
+def _reads_apart(e, t, syms) -> bool:
+    """Whether every element of t's array that e reads is apart from every element t stores (an
+    index of theirs differs by a nonzero constant), so e can be computed in t itself: ``B[j] =
+    B[j - 1] + A[j]`` as ``PUTL B[j], B[j - 1]; ADD B[j], A[j]``, without -O0's temporary."""
+    return isinstance(t, Index) and all(
+        any(_index_apart(x, y, syms) for x, y in zip(n.indices, t.indices))
+        for n in nodes(e) if isinstance(n, Index) and n.base == t.base)
+
+
+def _index_apart(x, y, syms) -> bool:
+    """Whether two indices of one dimension never take a common value: affine forms that differ by
+    a nonzero constant, or spans of one step whose positions so differ lie in disjoint ranges."""
+    spans = isinstance(x, Span), isinstance(y, Span)
+    if spans[0] != spans[1] or (spans[0] and x.step != y.step):
+        return False
+    a, b = (affine(x.start, syms), affine(y.start, syms)) if spans[0] else (affine(x, syms), affine(y, syms))
+    if a is None or b is None or a[1] != b[1]:
+        return False
+    if not spans[0]:
+        return a[0] != b[0]
+    return a[0] + x.step * (x.length - 1) < b[0] or b[0] + y.step * (y.length - 1) < a[0]
 
 
 def _simple_value(e) -> bool:

@@ -83,7 +83,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r, lv.flags)),
     ("gather", 2, lambda k, r, lv: gather(k, r)),
     ("distribute", 2, lambda k, r, lv: distribute(k, r, lv.fast_math)),
-    ("interchange", 2, lambda k, r, lv: interchange(k, r)),
+    ("interchange", 2, lambda k, r, lv: interchange(k, r, lv.fast_math)),
     ("scan", 2, lambda k, r, lv: scan(k, r, lv.fast_math)),
     ("argmax", 2, lambda k, r, lv: argmax(k, r, lv.fast_math)),
     ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),
