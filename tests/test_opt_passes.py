@@ -256,6 +256,22 @@ def test_dead_code_does_not_stop_vectorisation():
     assert "k.incaq:4:1: remark: [vectorise] vectorised over i (8 elements)" in remarks(text, O2)
 
 
+def test_a_dead_copy_of_an_element_in_bounds_over_the_loop_goes_before_the_loop_passes():
+    # x = A[i] in 0 .. 8 cannot fault (A has 8 elements): dce removed it only after unrolling,
+    # so the loop passes saw a scalar they had to expand; a copy past the end stays (it faults)
+    text = ("input A: i64[8]\noutput Y: i64[8]\nfor i in 0 .. 8 do {\n    x = A[IX]\n"
+            "    for j in 1 .. 3 do { y = A[3 * j - 3 + i / 4]; z = A[3 * j - 3] }\n    Y[i] = A[i] * 2\n}\n")
+    inside, past = text.replace("IX", "7 - i"), text.replace("IX", "i + 1")
+    _, trace = compiled(inside, O2, after=("dce",))
+    assert "x =" not in trace.printed[0] and "z =" not in trace.printed[0]
+    assert "y = A[" in trace.printed[0]  # i / 4 is no affine index: kept, as it may be outside
+    _, trace = compiled(past, O2, after=("dce",))
+    assert "x = A[(i + 1)]" in trace.printed[0]
+    with pytest.raises(RuntimeFault, match="index 8 is out of bounds"):
+        run(past, O2, {"A": list(range(8))})
+    assert run(inside, O2, {"A": list(range(8))}).outputs == run(inside, None, {"A": list(range(8))}).outputs
+
+
 def test_O0_is_untouched_by_the_optimiser():
     prog, trace = compiled(MAP, Level(0))
     assert not trace.remarks.items and "JMP" in print_program(prog)

@@ -2,21 +2,27 @@
 
 A scalar or array of role ``var`` that no expression anywhere in the kernel reads (no value, index or
 condition) holds nothing the host sees; its assignments go, unless evaluating the value may fault
-(a division, an index that may be out of bounds, a conversion), which -O0 would report.
+(a division, an index that may be out of bounds, a conversion), which -O0 would report. An index
+is known in bounds when it is affine in the variables of the counted loops around it, with
+constant bounds, and inside its array over their ranges (``push1_v = A[i]`` in ``for i in 0 ..
+8``, A of 8 elements, goes before ``unroll`` rather than after it, in 8 copies).
 """
 from __future__ import annotations
 
-from ..incaq.ast import Assign, Binary, Call, Index, Name, nodes
-from ..incaq.checked import Seq
-from .ir import Kernel, Span, const_int, map_stmts, own_exprs, stmts
+from dataclasses import replace
+
+from ..incaq.ast import Assign, Binary, Call, DoWhile, For, If, Index, Loop, Name, While, nodes
+from ..incaq.checked import Seq, TailLoop
+from .ir import Kernel, Span, affine, const_int, names_written, own_exprs, stmts
 from .remarks import Remarks
 
 
-def may_fault(e, syms) -> bool:
+def may_fault(e, syms, ranges: dict[str, tuple[int, int]] | None = None) -> bool:
     """Whether evaluating e may fault: a division, a conversion to i64, an inlined call, or an
-    index that is not a constant inside the array."""
+    index that may be outside the array (``ranges``: the values of the enclosing counted loops'
+    variables, ``lo .. hi``)."""
     for n in nodes(e):
-        if isinstance(n, Index) and not _in_bounds(n, syms):
+        if isinstance(n, Index) and not _in_bounds(n, syms, ranges or {}):
             return True
         if (isinstance(n, Binary) and n.op in ("/", "%")) or isinstance(n, Seq) or (
                 isinstance(n, Call) and n.func == "i64"):
@@ -24,19 +30,41 @@ def may_fault(e, syms) -> bool:
     return False
 
 
-def _in_bounds(t: Index, syms) -> bool:
-    """Whether an access's indices are constants inside the array, spans included (an access
-    out of bounds faults, so it is not dead)."""
+def _in_bounds(t: Index, syms, ranges: dict[str, tuple[int, int]]) -> bool:
+    """Whether an access's indices, spans included, are inside the array for every value of the
+    loop variables in ``ranges`` (an access out of bounds faults, so it is not dead)."""
     for ix, dim in zip(t.indices, syms[t.base].shape):
-        if isinstance(ix, Span):
-            first, last = const_int(ix.start), None
-            if first is not None:
-                last = first + (ix.length - 1) * ix.step
-            if first is None or dim is None or first < 0 or last >= dim:
-                return False
-        elif const_int(ix) is None or dim is None or not 0 <= const_int(ix) < dim:
+        start, extra = (ix.start, (ix.length - 1) * ix.step) if isinstance(ix, Span) else (ix, 0)
+        a = affine(start, syms)
+        if a is None or dim is None or set(a[1]) - set(ranges):
+            return False
+        low = a[0] + sum(c * (ranges[n][0] if c > 0 else ranges[n][1] - 1) for n, c in a[1].items())
+        high = a[0] + sum(c * (ranges[n][1] - 1 if c > 0 else ranges[n][0]) for n, c in a[1].items())
+        if low < 0 or high + extra >= dim:
             return False
     return True
+
+
+def _map_ranged(body: tuple, fn, ranges: dict[str, tuple[int, int]]) -> tuple:
+    """:func:`~.ir.map_stmts` with ``fn(s, ranges)``: ``ranges`` the variables of the counted
+    loops with constant bounds whose iterations run s (canon made every for loop that assigns
+    its variable a while loop) and their ranges; a loop that runs no iteration adds none."""
+    out: list = []
+    for s in body:
+        match s:
+            case For(body=b):
+                lo, hi = const_int(s.lo), const_int(s.hi)
+                inner = {k: v for k, v in ranges.items() if k != s.var}
+                if lo is not None and hi is not None and lo < hi:
+                    inner[s.var] = (lo, hi)
+                s = replace(s, body=_map_ranged(b, fn, inner))
+            case While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
+                written = names_written(b)
+                s = replace(s, body=_map_ranged(b, fn, {k: v for k, v in ranges.items() if k not in written}))
+            case If(then=t, orelse=o):
+                s = replace(s, then=_map_ranged(t, fn, ranges), orelse=_map_ranged(o, fn, ranges))
+        out.extend(fn(s, ranges))
+    return tuple(out)
 
 
 def dce(k: Kernel, remarks: Remarks) -> Kernel:
@@ -53,22 +81,22 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
         if not unread:
             break
 
-        def dead(s) -> bool:
+        def dead(s, ranges) -> bool:
             if not isinstance(s, Assign):
                 return False
             t = s.target
             name = t.id if isinstance(t, Name) else t.base
             return name in unread \
-                and not may_fault(s.value, k.syms) and (isinstance(t, Name) or not any(
-                    may_fault(ix, k.syms) for ix in t.indices) and _in_bounds(t, k.syms))
+                and not may_fault(s.value, k.syms, ranges) and (isinstance(t, Name) or not any(
+                    may_fault(ix, k.syms, ranges) for ix in t.indices) and _in_bounds(t, k.syms, ranges))
         gone: list = []
 
-        def drop(s) -> tuple:
-            if dead(s):
+        def drop(s, ranges) -> tuple:
+            if dead(s, ranges):
                 gone.append(s)
                 return ()
             return (s,)
-        new = map_stmts(body, drop)
+        new = _map_ranged(body, drop, {})
         if not gone:
             break
         for s in gone:
