@@ -1,5 +1,6 @@
 """Pass ``propagate`` (-O1): a private scalar holding an affine value is read in indices directly,
-and one holding a copy of a scalar or an element is read from that operand where it is used.
+and one holding a constant or a copy of a scalar or an element is read from that operand where it
+is used.
 
 ``disp = a + b - f; M[disp] = P[i]`` becomes ``M[a + b - f] = P[i]``: INCA-A's address
 generator computes affine indices at fire time for free, so the three instructions computing
@@ -19,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import Assign, Binary, Call, Compare, DoWhile, For, If, Index, Loop, Name, Unary, \
-    While, nodes
+from ..incaq.ast import Assign, Binary, Call, Compare, DoWhile, For, If, Index, Loop, Name, Num, \
+    Unary, While, nodes
 from ..incaq.checked import Seq, TailLoop, type_of
 from .dce import may_fault
 from .ir import Kernel, affine, names_read, names_written, read_counts, substitute, \
@@ -92,8 +93,12 @@ class Propagator:
         return True
 
     def simple_load(self, e, dtype: str) -> bool:
-        """A scalar or an element at affine indices, of the target's own type: an operand
-        INCA-A reads directly, so reading it at each use costs what reading the copy does."""
+        """A constant, a scalar or an element at affine indices, of the target's own type: an
+        operand INCA-A reads directly, so reading it at each use costs what reading the copy
+        does (a constant, an immediate, costs less; and a loop bound that is one makes the loop
+        counted: ``m = 8; for i in 1 .. m``, as an inlined call's argument becomes)."""
+        if isinstance(e, Num):
+            return type_of(e, self.k.syms) == dtype
         if isinstance(e, Name) and self.k.syms[e.id].kind == "scalar":
             return self.k.syms[e.id].dtype == dtype
         if isinstance(e, Index):
