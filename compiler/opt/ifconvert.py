@@ -29,7 +29,7 @@ from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, 
                          Unary, nodes)
 from ..incaq.checked import Seq, type_of
 from . import show
-from .ir import Kernel, cannot_fault, const_int, eager_safe, is_plain, map_stmts, map_stmts_looped, \
+from .ir import Kernel, affine, cannot_fault, const_int, eager_safe, is_plain, map_stmts, map_stmts_looped, \
     names_read, nonzero_guard, own_exprs, safe_divisions, stmts, truth_bits, write_counts
 from .remarks import Remarks
 from .rules import FAST_MATH, NEGATED, SWAPPED, identity
@@ -176,18 +176,94 @@ def _abs(s, k: Kernel, flags: frozenset[str]) -> tuple[Assign | None, str | None
     return Assign(x, Call("abs", (x,), s.loc), s.loc), None
 
 
-def _in_loop(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
-    """In an innermost loop, the ``if x < 0 then x = -x`` as ``x = abs(x)`` and the other
-    two-armed selects as ``T = b + c * (a - b)`` (:func:`_arith_select`), when the loop then
-    vectorises, or the loop passes that follow make it cheaper than with the branches (both
-    tried on a copy of the kernel: a split loop whose part becomes a vector). A scalar abs (two
-    operations and a MAX) costs about what the branch does, and the select's arithmetic more, so
-    elsewhere the branches stay."""
+def _swap(s, k: Kernel, flags: frozenset[str], local: set[str]) -> tuple[tuple | None, str | None]:
+    """``if A > B then { t = A; A = B; B = t }`` (a compare-exchange: a sorting network's step)
+    as ``t = A; A = min(A, B); B = max(B, t)``: each of A and B gets a select of the two (rules
+    ``select>-swapped`` and ``select>``; ``<`` and ``<=`` the other way round), three operations
+    and no branch, so a loop of them vectorises. A and B are read by the compare whatever it
+    decides, so no new fault; their indices are affine and read neither t nor A or B; t is a
+    private scalar of their type that every block reading it assigns first (``local``), so the
+    value it now gets when nothing is swapped is never read. Exact for i64; f64 only at -Ofast
+    (a NaN is never swapped but MIN and MAX give NaN; -0.0 and 0.0). Returns the statements (or
+    None) and why an exchange is kept (or None)."""
+    if not (isinstance(s, If) and not s.orelse and len(s.then) == 3 and isinstance(s.cond, Compare)
+            and s.cond.op in ("<", "<=", ">", ">=") and all(isinstance(x, Assign) for x in s.then)):
+        return None, None
+    (x0, x1, x2), c = s.then, s.cond
+    t = x0.target
+    if not (isinstance(t, Name) and x1.target == x0.value and x1.value == x2.target
+            and x2.value == t and {x0.value, x2.target} == {c.left, c.right}):
+        return None, None
+    first, second = c.left, c.right  # swapped when first OP second
+    syms = k.syms
+    scalars = {e.id for e in (first, second) if isinstance(e, Name)}
+    dtype = type_of(first, syms)
+    if t.id not in local or syms[t.id].role != "var" or syms[t.id].dtype != dtype \
+            or type_of(second, syms) != dtype or t.id in scalars:
+        return None, None
+    for e in (first, second):
+        if isinstance(e, Index) and any(affine(i, syms) is None or names_read(i) & (scalars | {t.id})
+                                        for i in e.indices):
+            return None, None
+    if dtype == "f64" and not FAST_MATH <= flags:
+        return None, (f"compare-exchange of {show.expr(first)} and {show.expr(second)} kept as a "
+                      "branch: as min and max it would differ on NaN and on -0.0 (use -Ofast)")
+    if dtype == "i64":
+        identity(f"select{c.op}")
+        identity(f"select{c.op}-swapped")
+    low, high = ("min", "max") if c.op in (">", ">=") else ("max", "min")
+    return (Assign(t, first, x0.loc), Assign(first, Call(low, (first, second), s.loc), x1.loc),
+            Assign(second, Call(high, (second, t), s.loc), x2.loc)), None
+
+
+def _assigned_first(body: tuple) -> set[str]:
+    """The names every block that reads them (in its own statements' expressions) assigns
+    before, in that block: such a name carries no value out of a block (a swap's temporary)."""
+    read_first: set[str] = set()
+    seen: set[str] = set()
+    _scan_block(body, read_first, seen)
+    return seen - read_first
+
+
+def _scan_block(b: tuple, read_first: set[str], seen: set[str]) -> None:
+    """Add to ``read_first`` the names block b (or a block in it) reads before assigning them,
+    and to ``seen`` the names it assigns."""
+    assigned: set[str] = set()
+    for x in b:
+        for e in own_exprs(x):
+            read_first.update(names_read(e) - assigned)
+        if isinstance(x, Assign) and isinstance(x.target, Name):
+            assigned.add(x.target.id)
+            seen.add(x.target.id)
+        for inner in (getattr(x, "body", None), getattr(x, "then", None), getattr(x, "orelse", None)):
+            if isinstance(inner, tuple):
+                _scan_block(inner, read_first, seen)
+
+
+def _in_loop(s, k: Kernel, remarks: Remarks, flags: frozenset[str], local: set[str]) -> tuple:
+    """In an innermost loop, the ``if x < 0 then x = -x`` as ``x = abs(x)``, the other
+    two-armed selects as ``T = b + c * (a - b)`` (:func:`_arith_select`) and the
+    compare-exchanges as a min and a max (:func:`_swap`), when the loop then vectorises, or the
+    loop passes that follow make it cheaper than with the branches (both tried on a copy of the
+    kernel: a split loop whose part becomes a vector; than with no exchange taken, if there is
+    one). A scalar abs (two operations and a MAX) costs about what the branch does, the select's
+    arithmetic more, and an exchange one ALU instruction more than its compare's branch not
+    taken, so elsewhere the branches stay."""
     if not isinstance(s, For) or any(isinstance(x, For) for x in s.body):
         return (s,)
     lo, hi = const_int(s.lo), const_int(s.hi)
-    body, done = [], []
+    body, done, swaps = [], [], False
     for x in s.body:
+        exchange, why = _swap(x, k, flags, local)
+        if why:
+            remarks.missed(x.loc, why)
+        if exchange is not None:
+            done.append((x.loc, f"compare-exchange of {show.expr(exchange[1].target)} and "
+                                f"{show.expr(exchange[2].target)} turned into {exchange[1].value.func} "
+                                f"and {exchange[2].value.func}"))
+            body.extend(exchange)
+            swaps = True
+            continue
         new, why = _abs(x, k, flags)
         if why:
             remarks.missed(x.loc, why)
@@ -207,7 +283,7 @@ def _in_loop(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
         from .distribute import after_loop_passes
 
         fast = flags >= FAST_MATH
-        if after_loop_passes(k, (converted,), fast) >= after_loop_passes(k, (s,), fast):
+        if after_loop_passes(k, (converted,), fast) >= after_loop_passes(k, (s,), fast, taken=not swaps):
             return (s,)
         why = "so it vectorises once the loop is distributed"
     for loc, what in done:
@@ -366,7 +442,8 @@ def ifconvert(k: Kernel, remarks: Remarks, flags: frozenset[str] = frozenset()) 
     start with the count the outer loop left, which is not known)."""
     k = k.but(map_stmts(k.body, lambda s: _clamp(s, k, remarks, flags)))
     k = k.but(map_stmts_looped(k.body, lambda s, loop: _select(s, k, remarks, flags, loop)))
-    k = k.but(map_stmts(k.body, lambda s: _in_loop(s, k, remarks, flags)))
+    local = _assigned_first(k.body)
+    k = k.but(map_stmts(k.body, lambda s: _in_loop(s, k, remarks, flags, local)))
     k = k.but(map_stmts_looped(k.body, lambda s, loop: _step(s, k, remarks, loop)))
     conv = Converter(k, remarks, FAST_MATH <= flags)
     out = []
