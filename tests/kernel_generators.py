@@ -5,8 +5,9 @@ front end and -O1, but few of them have the counted loops over arrays that -O2's
 These do: one to four loops over arrays of one size (and a square one read along its diagonal,
 ``D[i][i]``), each body one to three statements drawn from maps, reductions, conditional steps and
 sums, selects, running minima and maxima with payloads, private temporaries, prefix scans, clamps,
-appends, tests of the loop variable, a last statement that may step the loop variable (skipping
-an iteration: the loop is then not counted), and 2-D nests with a scalar accumulator, sharing
+appends, compare-exchanges, tests of the loop variable, a last statement that may step the loop variable (skipping
+an iteration: the loop is then not counted), 2-D nests with a scalar accumulator, and
+recurrences along the rows or down the columns of a 2-D array, sharing
 arrays and scalars, so that passes meet each other's output.
 
 Every index but an append's stays in bounds and no division has a variable divisor; appends may
@@ -73,7 +74,7 @@ class _Kernel:
         """The lines of one statement of a loop over i (``shifted``: i runs 1 .. N - 1)."""
         e = self.expr(2, shifted)
         kind = self.pick(("map", "reduce", "step", "csum", "select", "argmax", "private", "scan",
-                          "clamp", "append"))
+                          "clamp", "append", "exchange"))
         if kind == "map":
             return [f"Y[i] = {e}"]
         if kind == "reduce":
@@ -98,9 +99,23 @@ class _Kernel:
             return [f"if Y[i] {self.pick(('>', '<'))} {self.const()} then {{ Y[i] = {self.const()} }}"]
         if kind == "append":
             return [f"if {self.cond(shifted)} then {{ B[q] = {e}; q = q + 1 }}"]
+        if kind == "exchange":
+            pairs = (("Y[i]", "P[i]"), ("P[i]", "Y[i]")) + ((("Y[i]", "Y[i + 1]"), ("Y[i - 1]", "Y[i]"))
+                                                          if shifted else ())
+            a, b = self.pick(pairs)
+            first, second = (a, b) if self.draw(st.booleans()) else (b, a)
+            return [f"if {a} {self.pick(('<', '<=', '>', '>='))} {b} then "
+                    f"{{ t = {first}; {first} = {second}; {second} = t }}"]
         return [f"Y[i] = {e}"]
 
     def loop(self) -> list[str]:
+        if self.draw(st.integers(0, 6)) == 0:  # a recurrence along the rows or down the columns
+            op = self.pick(("+", "*", "-"))
+            if self.draw(st.booleans()):
+                return [f"for i in 0 .. {self.rows} do {{", f"    for j in 1 .. {self.cols} do {{",
+                        f"        G[i][j] = G[i][j - 1] {op} A[i][j]", "    }", "}"]
+            return [f"for j in 0 .. {self.cols} do {{", f"    for i in 1 .. {self.rows} do {{",
+                    f"        G[i][j] = G[i - 1][j] {op} {self.const()} + A[i][j]", "    }", "}"]
         if self.draw(st.integers(0, 4)) == 0:  # a 2-D nest with a scalar accumulator per row
             op = self.pick(("+", "max"))
             step = "acc = acc + A[i][j] * W[j]" if op == "+" else "acc = max(acc, A[i][j] - W[j])"
@@ -124,7 +139,7 @@ def kernels(draw):
     t = dtype
     head = [f"input X: {t}[{n}]", f"input Z: {t}[{n}]", f"input A: {t}[{rows}][{cols}]",
             f"input W: {t}[{cols}]", f"input D: {t}[{n}][{n}]", f"output Y: {t}[{n}]", f"output P: {t}[{n}]",
-            f"output B: {t}[{2 * n}]", f"output R: {t}[{rows}]", f"output s: {t}", f"output m: {t}",
+            f"output B: {t}[{2 * n}]", f"output R: {t}[{rows}]", f"inout G: {t}[{rows}][{cols}]", f"output s: {t}", f"output m: {t}",
             "output k: i64", "output n: i64", "output q: i64", "var t: " + t, "var acc: " + t]
     body = ["m = X[0]", "P[0] = X[0]"]
     for _ in range(draw(st.integers(1, 4))):
@@ -139,7 +154,7 @@ def kernels(draw):
         return [draw(st.sampled_from(SPECIALS_F64)) if special and draw(st.integers(0, 9)) == 0
                 else draw(st.integers(-16, 16)) * 0.25 for _ in range(count)]
 
-    sizes = {"X": n, "Z": n, "A": rows * cols, "W": cols, "D": n * n}
+    sizes = {"X": n, "Z": n, "A": rows * cols, "W": cols, "D": n * n, "G": rows * cols}
     special = {name: values(size, True) for name, size in sizes.items()}  # (A row by row)
     finite = {name: values(size, False) for name, size in sizes.items()}
     return text, special, finite
