@@ -31,7 +31,7 @@ def kernel(cond: str, n: int = 64, t: str = "i64", init: str = "X[0]", lo: int =
 @pytest.mark.parametrize("init", ("X[0]", "m0"))
 def test_the_rewrite_is_proven_by_z3(cond, init):
     # (an i64 payload: with an f64 one, z3 takes ten to twenty times as long)
-    text = kernel(cond, n=4, init=init, lo=0 if init == "m0" else 1, vt="i64")
+    text = kernel(cond, n=5, init=init, lo=0 if init == "m0" else 1, vt="i64")
     assert "[argmax]" in remarks(text, O2)
     verdict = verify(compiled(text, None)[0], compiled(text, O2)[0], timeout_s=60)
     assert verdict.status == "verified", verdict.detail
