@@ -94,6 +94,16 @@ def apart(a: tuple, a_inner: dict[str, tuple[int, int]], b: tuple, b_inner: dict
     run over the ranges ``a_inner`` and ``b_inner`` (chosen freely in each access's own
     iteration). Other scalars are the same in both. Raises NotAffine when an index cannot be
     analysed."""
+    for x, y in zip(a, b):
+        # the same affine form in both, moving with var and with no inner loop's variable (chosen
+        # apart in each access): c*i1 + r = c*i2 + r gives i1 = i2, so they never meet (z3's
+        # answer, without importing z3 for the commonest question: M[i][j] over i)
+        if isinstance(x, Span) or isinstance(y, Span):
+            continue
+        form = affine(x, syms)
+        if form is not None and form == affine(y, syms) and form[1].get(var) \
+                and not set(form[1]) & (set(a_inner) | set(b_inner)):
+            return True
     fresh: list = []
     names: set[str] = set()
     i1, i2 = "|__i1|", "|__i2|"

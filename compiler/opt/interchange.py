@@ -2,14 +2,18 @@
 
 Two forms:
 
-- **A reduction loop moves outermost.** ``for i: for j: for k: M[i][j] = M[i][j] + A[i][k] *
+- **Reduction loops move outermost.** ``for i: for j: for k: M[i][j] = M[i][j] + A[i][k] *
   B[k][j]`` becomes ``for k: for i: for j: ...``. Each element M[i][j] still receives its terms
   in the order of k (bit for bit the same sums), and the loops over i and j, whose iterations now
   touch distinct elements, can be vectorised: matrix multiplication becomes a vector product and
-  a vector accumulation per k. Legal when the body is one reduction ``D = D OP e`` whose
-  destination does not depend on the moved loop's variable, e does not read D's array, the loop
-  bounds are constants, and distinct iterations of the outer loops write distinct elements
-  (checked by dependence.py).
+  a vector accumulation per k. Every loop whose variable the destination does not read moves,
+  in their order: a 2-D convolution's ``for x: for dy: for dx: v[x] = v[x] + I[y + dy][x + dx]
+  * K[dy][dx]`` becomes ``for dy: for dx: for x: ...``, each v[x] receiving its terms in the
+  order of (dy, dx) as before. Legal when the body is one reduction ``D = D OP e`` whose
+  destination does not depend on the moved loops' variables (the innermost among them), e does
+  not read D's array, the loop bounds are constants, and distinct iterations of the loops that
+  stay, taken together, write distinct elements (``dependence.apart``; ``T[a + b]`` over a and
+  b is not such a target).
 - **A parallel loop moves inside a carried one.** ``for i: for j: B[i][j] = B[i][j - 1] +
   A[i][j]`` (a recurrence along each row) carries B from one j to the next, so the loop over j
   does not vectorise; but distinct i touch distinct elements, whatever their j (``dependence.
@@ -49,29 +53,36 @@ def _try(s: For, k: Kernel, remarks: Remarks) -> For | None:
     if loops is None or not is_plain(loops[-1].body):
         return None
     stmt = loops[-1].body[0]
-    inner = loops[-1]
     parts = reduction_parts(stmt, k.syms)
     if parts is None or not isinstance(stmt.target, Index):
         return None
-    if inner.var in names_read(stmt.target.indices):
-        return None
     target = stmt.target
-    for outer in loops[:-1]:
-        others = {o.var: (const_int(o.lo), const_int(o.hi)) for o in loops[:-1] if o is not outer}
-        a = Access(target.base, target.indices, True, 0, target)
+    indexed = names_read(target.indices)
+    moving = [o for o in loops if o.var not in indexed]  # the loops the terms come from
+    staying = [o for o in loops if o.var in indexed]
+    if loops[-1] in staying or not staying or loops[:len(moving)] == moving:
+        return None  # (the innermost loop vectorises as it is; or nothing to move)
+    # distinct iterations of the loops that stay store distinct elements: for each such loop,
+    # no two of its iterations meet, the loops before it the same in both and those after it
+    # free in each (T[a + b] over a and b is no such target: (0, 1) and (1, 0) meet, so the terms
+    # of one element would be reordered)
+    for n, outer in enumerate(staying):
+        after = {o.var: (const_int(o.lo), const_int(o.hi)) for o in staying[n + 1:]}
         try:
-            if conflict(a, a, outer.var, const_int(outer.lo), const_int(outer.hi), k.syms, others):
+            if not apart(target.indices, after, target.indices, after, outer.var, const_int(outer.lo),
+                         const_int(outer.hi), k.syms):
                 return None
         except NotAffine:
             return None
-    body = inner.body
-    for o in reversed(loops[:-1]):
+    body = loops[-1].body
+    for o in reversed(moving + staying):
         body = (replace(o, body=body),)
-    moved = replace(inner, body=body)
-    names = ", ".join(o.var for o in loops[:-1])
-    remarks.done(inner.loc, f"loop over {inner.var} moved outside the loops over {names}: the "
-                 f"reduction into {target.base} keeps its order and {names} can be vectorised")
-    return moved
+    names = ", ".join(o.var for o in staying)
+    which = ", ".join(o.var for o in moving)
+    remarks.done(moving[-1].loc, f"loop{'s' if len(moving) > 1 else ''} over {which} moved outside "
+                 f"the loops over {names}: the reduction into {target.base} keeps its order and "
+                 f"{names} can be vectorised")
+    return body[0]
 
 
 def _accesses(body: tuple) -> list[Access]:
