@@ -6,7 +6,7 @@ These do: one to four loops over arrays of one size (and a square one read along
 ``D[i][i]``), each body one to three statements drawn from maps, reductions, conditional steps and
 sums, selects, running minima and maxima with payloads, private temporaries, prefix scans, clamps,
 appends, compare-exchanges, tests of the loop variable, a last statement that may step the loop variable (skipping
-an iteration: the loop is then not counted), 2-D nests with a scalar accumulator, and
+an iteration: the loop is then not counted), 2-D and 3-D nests with a scalar accumulator, and
 recurrences along the rows or down the columns of a 2-D array, sharing
 arrays and scalars, so that passes meet each other's output.
 
@@ -116,6 +116,14 @@ class _Kernel:
                         f"        G[i][j] = G[i][j - 1] {op} A[i][j]", "    }", "}"]
             return [f"for j in 0 .. {self.cols} do {{", f"    for i in 1 .. {self.rows} do {{",
                     f"        G[i][j] = G[i - 1][j] {op} {self.const()} + A[i][j]", "    }", "}"]
+        if self.draw(st.integers(0, 6)) == 0:  # a product of matrices, an accumulator per element
+            op = self.pick(("+", "max"))
+            term = self.pick(("A[i][k] * A[k][j]", "A[i][k] - W[j]", "A[k][i] * W[k]"))
+            step = f"acc = acc + {term}" if op == "+" else f"acc = max(acc, {term})"
+            n = min(self.rows, self.cols)
+            return [f"for i in 0 .. {n} do {{", f"    for j in 0 .. {n} do {{",
+                    f"        acc = {self.pick(('A[i][j]', self.const()))}",
+                    f"        for k in 0 .. {n} do {{ {step} }}", "        G[i][j] = acc", "    }", "}"]
         if self.draw(st.integers(0, 4)) == 0:  # a 2-D nest with a scalar accumulator per row
             op = self.pick(("+", "max"))
             step = "acc = acc + A[i][j] * W[j]" if op == "+" else "acc = max(acc, A[i][j] - W[j])"

@@ -203,3 +203,20 @@ def test_random_loop_bodies_at_O2_equal_O0(body, xs):
     o0, o2 = run(text, None, inputs), run(text, O2, inputs)
     assert o2.outputs == o0.outputs, text
     assert o2.time_ns <= o0.time_ns, text
+
+
+def test_matrix_multiplication_with_a_scalar_accumulator_vectorises_in_two_dimensions():
+    # the loop over j gives s one element per j; that array is then made by this pass and
+    # overwritten first in each iteration of i, so the loop over i gives it one row per i, and
+    # interchange moves k outside both (2,416 ns at -O2 before, one row at a time)
+    text = ("input A: f64[8][8]\ninput B: f64[8][8]\noutput C: f64[8][8]\nfor i in 0 .. 8 do {\n"
+            "    for j in 0 .. 8 do {\n        s = 0.0\n        for k in 0 .. 8 do { s = s + A[i][k] * B[k][j] }\n"
+            "        C[i][j] = s\n    }\n}\n")
+    said = remarks(text, O2)
+    assert "loop over i distributed into 4 loops (v1 expanded into one row per iteration)" in said
+    assert "loop over k moved outside the loops over i, j" in said
+    inputs = {"A": [((n * 37) % 101) * 0.125 - 6.0 for n in range(64)],
+              "B": [((n * 53) % 97) * 0.25 - 12.0 for n in range(64)]}
+    o0, o2 = run(text, None, inputs), run(text, O2, inputs)
+    assert all(same(o2.outputs["C"][n], v) for n, v in enumerate(o0.outputs["C"]))
+    assert o2.time_ns * 60 < o0.time_ns, (o2.time_ns, o0.time_ns)

@@ -101,13 +101,15 @@ CONV2D = ("input I: f64[10][10]\ninput K: f64[3][3]\noutput O: f64[8][8]\nfor y 
 
 def test_every_loop_the_terms_come_from_moves_outside_in_its_order():
     # the 2-D convolution: each O[y][x] still sums its nine terms in the order of (dy, dx), so
-    # f64 is bit for bit; x then vectorises (11,504 ns at -O2 before)
+    # f64 is bit for bit; y and x then vectorise, distribute having given each (y, x) its own
+    # accumulator (11,504 ns at -O2 before; 2,696 with a row of accumulators per y)
     said = remarks(CONV2D, O2)
-    assert "[interchange] loops over dy, dx moved outside the loops over x" in said
+    assert "[interchange] loops over dy, dx moved outside the loops over y, x" in said
+    assert "[distribute] loop over y distributed into 4 loops (v1 expanded into one row per iteration)" in said
     inputs = {"I": F[:100], "K": [0.5, -1.0, 0.25, 2.0, 1.0, -0.5, 0.125, 3.0, -2.0]}
     o0, o2 = run(CONV2D, None, inputs), run(CONV2D, O2, inputs)
     assert all(same(o2.outputs[n], o0.outputs[n]) for n in o0.outputs)
-    assert o2.time_ns * 25 < o0.time_ns, (o2.time_ns, o0.time_ns)
+    assert o2.time_ns * 100 < o0.time_ns, (o2.time_ns, o0.time_ns)
 
 
 _TARGETS = ("T[a]", "T[b]", "T[a][b]", "T[b][c]", "T[a][c]", "T[a + b]")

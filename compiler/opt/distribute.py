@@ -16,6 +16,11 @@ when no statement depends on a later one of an earlier iteration, which is shown
   assigns it without reading it, so no value crosses iterations) and becomes an array with one
   element per iteration (its last value copied back after the loops; ``dce`` drops that copy when
   nothing reads it), or it is the variable of the inner for loops that touch it and of nothing else;
+- an array this pass made (from a scalar of an inner loop: nothing outside the loop touches it)
+  whose first toucher in the body stores every element without reading any gets one row per
+  iteration, as a scalar gets one element: ``for i { for j { s = 0.0; for k { s = s + A[i][k] *
+  B[k][j] }; C[i][j] = s } }`` is then a 2-D initialisation, a nest that ``interchange`` makes
+  ``for k { for i { for j { ... } } }``, and a 2-D copy;
 - an array written by one statement and touched by another is accessed, in both, only at one
   index tuple that is the same in every access and takes a distinct element in each iteration
   (affine, with a nonzero coefficient of the loop variable, reading no other scalar the loop
@@ -74,6 +79,7 @@ def _has_span(body: tuple) -> bool:
 class Distributor:
     def __init__(self, k: Kernel, remarks: Remarks, fast: bool):
         self.k, self.remarks, self.fast = k, remarks, fast
+        self.made: set[str] = set()  # the arrays scalars were expanded into here (private)
 
     def loop(self, s) -> tuple:
         if not isinstance(s, For) or len(s.body) < 2:
@@ -92,10 +98,11 @@ class Distributor:
             self.k.syms.update(syms)  # (the expansions' arrays are not needed)
             return (s,)
         what = f"distributed into {len(groups)} loops"
-        if expand:
-            names = sorted(expand)
-            listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
-            what += f" ({listed} expanded into one element per iteration)"
+        for kind, unit in (("scalar", "element"), ("array", "row")):
+            names = sorted(n for n in expand if syms[n].kind == kind)
+            if names:
+                listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+                what += f" ({listed} expanded into one {unit} per iteration)"
         self.remarks.done(s.loc, f"loop over {s.var} {what}, so that parts of it vectorise or "
                           "reduce on their own")
         return split
@@ -129,6 +136,8 @@ class Distributor:
                 elif not all(isinstance(body[a], For) and body[a].var == name
                              and name not in names_read((body[a].lo, body[a].hi)) for a in who):
                     join(who[0], who[-1])
+            elif self.overwritten(name, body):
+                crossing[name] = who
             elif not self.pinned(name, [touched[a][2] for a in who], i, assigned) \
                     and not self.apart(name, [body[a] for a in who], s, assigned):
                 join(who[0], who[-1])
@@ -147,6 +156,25 @@ class Distributor:
         where = {a: g for g, members in enumerate(groups) for a in members}
         expand = {name for name, who in crossing.items() if len({where[a] for a in who}) > 1}
         return groups, expand
+
+    def overwritten(self, name: str, body: tuple) -> bool:
+        """Whether ``name`` is an array this pass made (so nothing outside the loop it was made
+        for touches it) and the first statement of ``body`` to touch it stores every element
+        without reading any, ``for j in lo .. hi { name[j - lo] = e }``: each iteration's values
+        then never reach another, and it can have one row per iteration, as a scalar has one
+        element (matrix multiplication with a scalar accumulator: the accumulators of one row,
+        then of every row)."""
+        if name not in self.made:
+            return False
+        first = next(x for x in body if name in _touches(x)[0] | _touches(x)[1])
+        if not (isinstance(first, For) and len(first.body) == 1 and isinstance(first.body[0], Assign)):
+            return False
+        lo, hi, x = const_int(first.lo), const_int(first.hi), first.body[0]
+        shape = self.k.syms[name].shape
+        return lo is not None and hi is not None and len(shape) == 1 and hi - lo == shape[0] \
+            and isinstance(x.target, Index) and x.target.base == name \
+            and affine(x.target.indices[0], self.k.syms) == (-lo, {first.var: 1}) \
+            and name not in names_read(x.value)
 
     def pinned(self, name: str, accesses: list[list[tuple[Index, bool]]], i: str,
                assigned: set[str]) -> bool:
@@ -199,6 +227,11 @@ class Distributor:
         for name in sorted(expand):
             sym = self.k.syms[name]
             new = self.k.fresh("v")
+            self.made.add(new)
+            if sym.kind == "array":  # (one this pass made: nothing after the loop reads it)
+                self.k.syms[new] = Sym(new, "array", sym.dtype, (hi - lo, *sym.shape), "var", 0, s.loc)
+                body = _to_row(body, name, new, pos)
+                continue
             self.k.syms[new] = Sym(new, "array", sym.dtype, (hi - lo,), "var", 0, s.loc)
             body = _to_element(body, name, new, pos)
             after.append(Assign(Name(name, s.loc), Index(new, (Num(hi - lo - 1, False, s.loc),),
@@ -238,6 +271,18 @@ def _to_element(body: tuple, name: str, new: str, pos) -> tuple:
     """A block with scalar ``name`` (read or assigned) become the element ``new[pos]``."""
     def fn(e):
         return Index(new, (pos,), e.loc) if isinstance(e, Name) and e.id == name else e
+
+    def stmt(x):
+        if isinstance(x, Assign):
+            return (replace(x, target=map_expr(x.target, fn), value=map_expr(x.value, fn)),)
+        return (map_exprs_in(x, fn),)
+    return map_stmts(body, stmt)
+
+
+def _to_row(body: tuple, name: str, new: str, pos) -> tuple:
+    """A block with array ``name``'s accesses ``name[...]`` become ``new[pos][...]``."""
+    def fn(e):
+        return Index(new, (pos, *e.indices), e.loc) if isinstance(e, Index) and e.base == name else e
 
     def stmt(x):
         if isinstance(x, Assign):
