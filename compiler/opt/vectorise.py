@@ -35,6 +35,16 @@ class Refused(Exception):
     """Why a loop is not vectorised (the remark's text)."""
 
 
+class NoTrailing(Refused):
+    """An operand with one span, in its last index, that must broadcast over ``extra`` more
+    dimensions of the destination (``A[k][i]`` in a statement over i and j): a column copy of it
+    (shape n x 1) does."""
+
+    def __init__(self, message: str, extra: int):
+        super().__init__(message)
+        self.extra = extra
+
+
 def _show(e) -> str:
     from .show import expr
 
@@ -117,7 +127,7 @@ class Vectoriser:
                                   "(a gather)")
         body, after = self.expand(s, body, lo, trip)
         self.check_independent(s, body, lo, hi)
-        out = tuple(self.vector_stmt(x, i, lo, trip) for x in body)
+        out = tuple(y for x in body for y in self.vector_stmt(x, i, lo, trip))
         return out + after + (Assign(Name(i, s.loc), Num(hi, False, s.loc), s.loc),)
 
     # ---- the loop variable as a value ---------------------------------------------------------
@@ -216,7 +226,7 @@ class Vectoriser:
 
     # ---- building the vector statement ---------------------------------------------------------
 
-    def vector_stmt(self, x: Assign, i: str, lo: int, trip: int) -> Assign:
+    def vector_stmt(self, x: Assign, i: str, lo: int, trip: int) -> tuple[Assign, ...]:
         def spread(e):
             if isinstance(e, Index):
                 return Index(e.base, tuple(self.spread_index(ix, i, lo, trip, e) for ix in e.indices),
@@ -229,8 +239,35 @@ class Vectoriser:
         tags = [ix.tag for ix in target.indices if isinstance(ix, Span)]
         if len(set(tags)) != len(tags):
             raise Refused(f"{_show(x.target)} uses one loop variable for two dimensions")
-        value = map_expr(x.value, lambda e: align(spread(e), tags) if isinstance(e, Index) else e)
-        return Assign(target, value, x.loc)
+        copies: list[Assign] = []
+
+        def operand(e):
+            if not isinstance(e, Index):
+                return e
+            e = spread(e)
+            try:
+                return align(e, tags)
+            except NoTrailing as why:
+                return self.column(e, why, copies, tags)
+        value = map_expr(x.value, operand)
+        return (*copies, Assign(target, value, x.loc))
+
+    def column(self, e: Index, why: NoTrailing, copies: list, tags: list[str]) -> Index:
+        """A column copy of operand e, made by a statement added to ``copies``: ``C[0:n][0] =
+        A[k][0:n]`` (a 1-D copy, which INCA-A makes of any two slices of one length), read as
+        ``C[0:n][0:1]``, which broadcasts over the destination's last dimension (one ``PUTL``
+        where the statement would otherwise stay one per element)."""
+        span = next(ix for ix in e.indices if isinstance(ix, Span))
+        if any(isinstance(n, Index) for ix in e.indices for n in nodes(ix)):
+            raise Refused(str(why))
+        name = self.k.fresh("col")
+        self.k.syms[name] = Sym(name, "array", self.k.syms[e.base].dtype,
+                                (span.length,) + (1,) * why.extra, "var", 0, e.loc)
+        self.temps.add(name)
+        whole = Span(Num(0, False, e.loc), span.length, 1, span.tag, e.loc)
+        fixed = tuple(Num(0, False, e.loc) for _ in range(why.extra))
+        copies.append(Assign(Index(name, (whole, *fixed), e.loc), e, e.loc))
+        return align(Index(name, (whole, *fixed), e.loc), tags)
 
     def spread_index(self, ix, i: str, lo: int, trip: int, whole: Index):
         if isinstance(ix, Span):
@@ -283,6 +320,8 @@ def align(e: Index, tags: list[str]) -> Index:
                 p += 1
         elif p < len(out) and not isinstance(out[p], Span):
             out[p] = Span(out[p], 1, 1, r, out[p].loc)
+        elif p >= len(out) and len(mine) == 1:
+            raise NoTrailing(f"{_show(e)} has no dimension to broadcast over {r}", len(need) - 1)
         else:
             raise Refused(f"{_show(e)} has no dimension to broadcast over {r}")
         p += 1
