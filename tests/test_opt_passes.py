@@ -193,7 +193,9 @@ def test_a_value_is_not_moved_where_a_fault_or_a_conversion_could_change(body):
     text = ("input X: f64[64]\noutput s: f64\noutput Y: f64[32]\nvar w: f64\n"
             "func twice(a: f64) -> f64 {\n    b = a * 2.0\n    return b\n}\n"
             f"for i in 0 .. 64 do {{\n{body}}}\n")
-    assert "computed where it is used" not in remarks(text, O2)
+    moved = [r for r in remarks(text, O2).splitlines() if "computed where it is used" in r]
+    # (the inlined call's own statements may be: canon runs them before the statement)
+    assert not [r for r in moved if "] t = " in r or "] w = " in r], moved
     # and each case moves the value when the one obstacle is taken away
     fixed = (body.replace("t * t", "t").replace("    u = 1\n", "").replace("X[i] / X[0] + t", "t + X[i] / X[0]")
              .replace("twice(X[i])", "X[i]").replace("i / 2", "i - 32").replace("i * 3", "i * 3.0"))

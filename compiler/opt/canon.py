@@ -8,13 +8,22 @@ a for loop whose body assigns its variable (``for i in 0 .. 8 do { if i < 4 then
 ... }``) is not counted: it becomes that while loop, each ``continue`` of it stepping ``i``
 first, as the for loop's does. So every ``For`` the later passes see runs its body once for each
 i of ``lo .. hi``, in order.
+
+First, the statements of inlined calls in an assignment (``g = gcd(my_abs(A[i]), ...)``, held
+as :class:`~inca.compiler.incaq.checked.Seq` values) become statements of the block, before it,
+in the order the lowering runs them (its ``hoist``: the target's, then the value's, left to
+right, not inside an ``if`` value or ``and`` / ``or`` / ``not``, which run them only where they
+are evaluated), so every pass sees them (the inlined ``return if x < 0 then -x else x`` becomes
+a select ``ifconvert`` makes ``abs``). A call with an early return keeps its statements inside
+the value (the passes take a block for straight-line code: a label there is a join).
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import Assign, Binary, Compare, Continue, DoWhile, For, If, Loop, Name, Num, While
-from ..incaq.checked import TailLoop
+from ..incaq.ast import Assign, Binary, Call, Compare, Continue, DoWhile, For, If, Index, Loop, Name, \
+    Num, Unary, While
+from ..incaq.checked import Seq, TailLoop
 from .ir import Kernel, is_plain, map_stmts, names_read, names_written
 from .remarks import Remarks
 
@@ -58,6 +67,44 @@ def _uncounted(s: For) -> tuple:
             While(Compare("<", Name(s.var, s.loc), s.hi, s.loc), stepping(s.body) + (step(),), s.loc))
 
 
+def _unseq(e, pre: list, kept: list):
+    """e without the inlined calls its evaluation runs first, whose statements are appended to
+    ``pre`` (in the lowering's ``hoist`` order). A call with an early return or a tail call (a
+    jump, a label: the passes take a block for straight-line code) stays where it is, and so
+    does every call after it (``kept`` becomes non-empty), which must still run after it."""
+    match e:
+        case Seq():
+            if kept or not is_plain(e.pre):
+                kept.append(e)
+                return e
+            pre.extend(_flatten(e.pre))
+            return _unseq(e.value, pre, kept)
+        case Binary() | Compare():
+            left = _unseq(e.left, pre, kept)
+            return replace(e, left=left, right=_unseq(e.right, pre, kept))
+        case Unary():
+            return replace(e, operand=_unseq(e.operand, pre, kept))
+        case Call():
+            return replace(e, args=tuple(_unseq(a, pre, kept) for a in e.args))
+        case Index():
+            return replace(e, indices=tuple(_unseq(i, pre, kept) for i in e.indices))
+    return e
+
+
+def _flatten(body: tuple) -> tuple:
+    """A block with the inlined calls of its assignments run as statements before them."""
+    out: list = []
+    for s in body:
+        if isinstance(s, Assign):
+            pre: list = []
+            kept: list = []
+            target = _unseq(s.target, pre, kept)
+            s = replace(s, target=target, value=_unseq(s.value, pre, kept))
+            out.extend(pre)
+        out.append(s)
+    return tuple(out)
+
+
 def canon(k: Kernel, remarks: Remarks) -> Kernel:
     """Rewrite counted while loops as for loops, in every block."""
     def block(body: tuple) -> tuple:
@@ -84,4 +131,15 @@ def canon(k: Kernel, remarks: Remarks) -> Kernel:
                 return (replace(s, then=block(s.then), orelse=block(s.orelse)),)
         return (s,)
 
-    return k.but(block(map_stmts(k.body, rebuild)))
+    flat = _flatten(map_stmts(k.body, lambda s: (s,) if isinstance(s, Assign) else _inner_flat(s)))
+    return k.but(block(map_stmts(flat, rebuild)))
+
+
+def _inner_flat(s) -> tuple:
+    """A compound statement with its blocks flattened (:func:`_flatten`)."""
+    match s:
+        case For() | While() | Loop() | DoWhile() | TailLoop():
+            return (replace(s, body=_flatten(s.body)),)
+        case If():
+            return (replace(s, then=_flatten(s.then), orelse=_flatten(s.orelse)),)
+    return (s,)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num,
+from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Not, Num,
                          Unary, nodes)
 from ..incaq.checked import Seq, type_of
 from . import show
@@ -298,7 +298,14 @@ def _negation(e, x) -> bool:
 
 
 def _arms(s) -> tuple | None:
-    """(T, c, a, b) of ``if c then { T = a } else { T = b }`` (nothing inlined)."""
+    """(T, c, a, b) of ``if c then { T = a } else { T = b }``, or of ``T = if c then a else b``
+    (which an inlined ``return if ...`` leaves; nothing inlined in either)."""
+    if isinstance(s, Assign) and isinstance(s.value, IfExpr):
+        v = s.value
+        if any(isinstance(n, (Seq, IfExpr)) for e in (v.cond, v.then, v.orelse, s.target)
+               for n in nodes(e) if n is not v):
+            return None
+        return s.target, v.cond, v.then, v.orelse
     if not (isinstance(s, If) and len(s.then) == 1 and len(s.orelse) == 1):
         return None
     ta, tb = s.then[0], s.orelse[0]
