@@ -626,3 +626,20 @@ def test_a_diagonal_is_not_read_as_a_slice():
     a = [n * 7 % 11 - 5 for n in range(16)]
     o0, o2 = run(text, None, {"A": a}), run(text, O2, {"A": a})
     assert o2.outputs == o0.outputs and o0.outputs["s"] == sum(a[k * 5] for k in range(4))
+
+
+@pytest.mark.parametrize("first, second", (("f", "g"), ("g", "f"), ("g", "g")))
+def test_inlined_calls_run_in_order_as_statements_or_in_their_value(first, second):
+    # canon runs g's statements (straight-line) before the assignment; f has an early return,
+    # so it stays in the value, and a call after it too: the log keeps the calls' order
+    text = ("input X: i64[4]\noutput Y: i64[4]\noutput log: i64\n"
+            "func f(x: i64, inout log: i64) -> i64 {\n    log = log * 10 + 1\n"
+            "    if x < 0 then { return 0 }\n    return x\n}\n"
+            "func g(x: i64, inout log: i64) -> i64 {\n    log = log * 10 + 2\n    return x * 2\n}\n"
+            f"for i in 0 .. 4 do {{\n    Y[i] = {first}(X[i], log) + {second}(X[i] + 1, log)\n}}\n")
+    inputs = {"X": [3, -1, 0, 7]}
+    o0 = run(text, None, inputs)
+    for level in (O1, O2):
+        assert run(text, level, inputs).outputs == o0.outputs
+    digit = {"f": "1", "g": "2"}
+    assert str(o0.outputs["log"]) == (digit[first] + digit[second]) * 4
