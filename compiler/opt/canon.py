@@ -124,22 +124,17 @@ def canon(k: Kernel, remarks: Remarks) -> Kernel:
             remarks.missed(s.loc, f"for loop over {s.var} is not a counted loop: its body assigns "
                            f"{s.var}")
             return _uncounted(replace(s, body=block(s.body)))
-        match s:
-            case For() | While() | Loop() | DoWhile() | TailLoop():
-                return (replace(s, body=block(s.body)),)
-            case If():
-                return (replace(s, then=block(s.then), orelse=block(s.orelse)),)
-        return (s,)
+        return (_with_blocks(s, block),)
 
-    flat = _flatten(map_stmts(k.body, lambda s: (s,) if isinstance(s, Assign) else _inner_flat(s)))
+    flat = _flatten(map_stmts(k.body, lambda s: (_with_blocks(s, _flatten),)))
     return k.but(block(map_stmts(flat, rebuild)))
 
 
-def _inner_flat(s) -> tuple:
-    """A compound statement with its blocks flattened (:func:`_flatten`)."""
+def _with_blocks(s, fn):
+    """s with ``fn`` applied to each block directly in it (a loop's body, an if's arms)."""
     match s:
         case For() | While() | Loop() | DoWhile() | TailLoop():
-            return (replace(s, body=_flatten(s.body)),)
+            return replace(s, body=fn(s.body))
         case If():
-            return (replace(s, then=_flatten(s.then), orelse=_flatten(s.orelse)),)
-    return (s,)
+            return replace(s, then=fn(s.then), orelse=fn(s.orelse))
+    return s
