@@ -50,8 +50,6 @@ def test_a_loop_whose_parts_vectorise_or_reduce_is_distributed(text, inputs, lev
 
 
 def test_matrix_vector_product_becomes_one_vector_statement_per_column():
-    from test_opt_passes import asm
-
     text = asm(MATVEC, O2)
     assert text.count("ADD v1[0:16], v1[0:16], t1_16f[0:16]") == 16
     assert "PUTL y[0:16], v1[0:16]" in text
