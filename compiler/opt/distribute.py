@@ -269,21 +269,18 @@ def _placed(body: tuple, name: str, inner: dict[str, tuple[int, int]]) -> list |
 
 def _to_element(body: tuple, name: str, new: str, pos) -> tuple:
     """A block with scalar ``name`` (read or assigned) become the element ``new[pos]``."""
-    def fn(e):
-        return Index(new, (pos,), e.loc) if isinstance(e, Name) and e.id == name else e
-
-    def stmt(x):
-        if isinstance(x, Assign):
-            return (replace(x, target=map_expr(x.target, fn), value=map_expr(x.value, fn)),)
-        return (map_exprs_in(x, fn),)
-    return map_stmts(body, stmt)
+    return _map_accesses(body, lambda e: Index(new, (pos,), e.loc)
+                         if isinstance(e, Name) and e.id == name else e)
 
 
 def _to_row(body: tuple, name: str, new: str, pos) -> tuple:
     """A block with array ``name``'s accesses ``name[...]`` become ``new[pos][...]``."""
-    def fn(e):
-        return Index(new, (pos, *e.indices), e.loc) if isinstance(e, Index) and e.base == name else e
+    return _map_accesses(body, lambda e: Index(new, (pos, *e.indices), e.loc)
+                         if isinstance(e, Index) and e.base == name else e)
 
+
+def _map_accesses(body: tuple, fn) -> tuple:
+    """A block with ``fn`` applied to every expression node, assignments' targets included."""
     def stmt(x):
         if isinstance(x, Assign):
             return (replace(x, target=map_expr(x.target, fn), value=map_expr(x.value, fn)),)
