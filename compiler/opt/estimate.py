@@ -5,9 +5,9 @@ instruction per operation of a scalar statement (a copy is one ``PUTL``), at 11.
 ``PUTL``'s 11 and an ALU instruction's 12); a vector statement's instructions by the vector rule
 ``max(12, 4.5 + n/3)``; a counted loop its trip count times its body plus the two instructions a
 rotated loop spends per iteration, or without them when ``unroll`` will unroll it at -O2 (every
-pass that chooses by this estimate runs at -O2): matrix rows' mean and variance, whose
-distributed form has two loops of 16 vector additions, was taken at -Ofast for dearer than its
-per-row trees by their 704 ns of loop overhead, which unrolling removes. A loop whose trip count is not a constant is taken to run
+pass that chooses by this estimate runs at -O2, and a loop of 16 vector additions priced with
+the overhead unrolling removes looked dearer than the scalar form it replaces). A loop whose
+trip count is not a constant is taken to run
 :data:`UNKNOWN_TRIP` times and an ``if`` to cost its condition plus its dearer branch (or its
 cheaper one, when asked). The figure only ranks two forms of the same computation; it is not the
 model's time (the engines and the pricing function give that).

@@ -23,8 +23,8 @@ from ...lang.program import Affine, Imm, Ref, Slice
 from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Num, While, nodes
 from ..incaq.checked import Checked, Jump, Seq, Sym
 from ..incaq.lower import REL, Lowerer, _binary_parts, _Label
-from .ir import I64_MAX, I64_MIN, Span, affine, const_int, is_plain, names_read, names_written, read_counts, substitute, \
-    uses_outside_index
+from .ir import I64_MAX, I64_MIN, Span, affine, const_int, is_plain, names_read, names_written, read_counts, \
+    substitute, uses_outside_index
 
 
 def _i64_condition(c, syms) -> bool:
