@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ...lang.frozen import frozen
-from ..incaq.ast import Index
+from ..incaq.ast import Index, nodes
 from ..incaq.checked import Sym
 from .ir import Span, affine
 
@@ -31,6 +31,21 @@ class Access:
     write: bool
     stmt: int
     node: Index
+
+
+def accesses_of(body: tuple) -> list[Access]:
+    """Every array access of a block of assignments to elements, each value's before its
+    store."""
+    out = []
+    for n, x in enumerate(body):
+        out.extend(Access(e.base, e.indices, False, n, e) for e in nodes(x.value) if isinstance(e, Index))
+        out.append(Access(x.target.base, x.target.indices, True, n, x.target))
+    return out
+
+
+def store_pairs(accesses: list[Access]):
+    """Each (store, access) pair of one array: the pairs a dependence test asks about."""
+    return ((a, b) for a in accesses if a.write for b in accesses if b.array == a.array)
 
 
 class NotAffine(Exception):

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import Assign, For, Index, nodes
-from .dependence import Access, NotAffine, apart, conflict
+from ..incaq.ast import Assign, For, Index
+from .dependence import NotAffine, accesses_of, apart, conflict, store_pairs
 from .estimate import cost
 from .ir import Kernel, const_int, is_plain, map_stmts_topdown, names_read
 from .reduce import reduction_parts
@@ -85,20 +85,6 @@ def _try(s: For, k: Kernel, remarks: Remarks) -> For | None:
     return body[0]
 
 
-def _accesses(body: tuple) -> list[Access]:
-    """Every array access of a block of assignments."""
-    out = []
-    for n, x in enumerate(body):
-        out.extend(Access(e.base, e.indices, False, n, e) for e in nodes(x.value) if isinstance(e, Index))
-        out.append(Access(x.target.base, x.target.indices, True, n, x.target))
-    return out
-
-
-def _pairs(accesses: list[Access]):
-    """Each (store, access) pair of one array."""
-    return ((a, b) for a in accesses if a.write for b in accesses if b.array == a.array)
-
-
 def _carried_inward(s: For, k: Kernel, remarks: Remarks, fast: bool) -> For | None:
     """``for i: for j: body`` as ``for j: for i: body`` when i is parallel and j carries a
     dependence (module docstring), else None."""
@@ -112,14 +98,14 @@ def _carried_inward(s: For, k: Kernel, remarks: Remarks, fast: bool) -> For | No
     lo, hi, ilo, ihi = bounds
     if hi - lo < 2 or ihi - ilo < 2 or inner.var in names_read(s.hi) | names_read(s.lo):
         return None
-    accesses = _accesses(inner.body)
+    accesses = accesses_of(inner.body)
     both = {inner.var: (ilo, ihi)}
     try:
         if not all(apart(a.index, both, b.index, both, s.var, lo, hi, k.syms)
-                   for a, b in _pairs(accesses)):
+                   for a, b in store_pairs(accesses)):
             return None
         if not any(conflict(a, b, inner.var, ilo, ihi, k.syms, {s.var: (lo, hi)})
-                   for a, b in _pairs(accesses)):
+                   for a, b in store_pairs(accesses)):
             return None
     except NotAffine:
         return None

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from ..incaq.ast import Assign, For, Index, Name, Num, nodes
 from ..incaq.checked import Sym, type_of
-from .dependence import Access, NotAffine, conflict
+from .dependence import NotAffine, accesses_of, conflict, store_pairs
 from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_expr, names_read, \
     names_read_in, names_written, substitute, uses_outside_index
 from .remarks import Remarks
@@ -200,29 +200,18 @@ class Vectoriser:
 
     def check_independent(self, s: For, body: tuple, lo: int, hi: int) -> None:
         written = names_written(body)
-        accesses: list[Access] = []
-        for n, x in enumerate(body):
-            for node in nodes(x.value):
-                if isinstance(node, Index):
-                    accesses.append(Access(node.base, node.indices, False, n, node))
-            t = x.target
-            accesses.append(Access(t.base, t.indices, True, n, t))
-            for node in (*nodes(t.indices), *nodes(x.value)):
+        for x in body:
+            for node in (*nodes(x.target.indices), *nodes(x.value)):
                 if isinstance(node, Name) and node.id in written and node.id != s.var:
                     raise Refused(f"the index {_show(node)} changes inside the loop")
-        for a in accesses:
-            if not a.write:
-                continue
-            for b in accesses:
-                if b.array != a.array:
-                    continue
-                try:
-                    clash = conflict(a, b, s.var, lo, hi, self.k.syms, self.ranges)
-                except NotAffine as e:
-                    raise Refused(f"the index {_show(e.args[0])} is not affine") from None
-                if clash:
-                    raise Refused(f"{_show(a.node)} (line {a.node.loc.line}) may be "
-                                  f"{_show(b.node)} (line {b.node.loc.line}) of another iteration")
+        for a, b in store_pairs(accesses_of(body)):
+            try:
+                clash = conflict(a, b, s.var, lo, hi, self.k.syms, self.ranges)
+            except NotAffine as e:
+                raise Refused(f"the index {_show(e.args[0])} is not affine") from None
+            if clash:
+                raise Refused(f"{_show(a.node)} (line {a.node.loc.line}) may be "
+                              f"{_show(b.node)} (line {b.node.loc.line}) of another iteration")
 
     # ---- building the vector statement ---------------------------------------------------------
 
