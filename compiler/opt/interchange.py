@@ -31,25 +31,13 @@ from dataclasses import replace
 from ..incaq.ast import Assign, For, Index
 from .dependence import NotAffine, accesses_of, apart, conflict, store_pairs
 from .estimate import cost
-from .ir import Kernel, const_int, is_plain, map_stmts_topdown, names_read
+from .ir import Kernel, const_int, is_plain, map_stmts_topdown, names_read, perfect_nest
 from .reduce import reduction_parts
 from .remarks import Remarks
 
 
-def _nest(s) -> list[For] | None:
-    """The loops of a perfect nest of counted loops (outermost first), if s is one."""
-    loops = []
-    while isinstance(s, For) and const_int(s.lo) is not None and const_int(s.hi) is not None:
-        loops.append(s)
-        if len(s.body) != 1:
-            break
-        s = s.body[0]
-    return loops if len(loops) >= 2 and len(loops[-1].body) == 1 \
-        and isinstance(loops[-1].body[0], Assign) else None
-
-
-def _try(s: For, k: Kernel, remarks: Remarks) -> For | None:
-    loops = _nest(s)
+def _try(s: For, k: Kernel, remarks: Remarks, fast: bool) -> For | None:
+    loops = perfect_nest(s)
     if loops is None or not is_plain(loops[-1].body):
         return None
     stmt = loops[-1].body[0]
@@ -77,6 +65,8 @@ def _try(s: For, k: Kernel, remarks: Remarks) -> For | None:
     body = loops[-1].body
     for o in reversed(moving + staying):
         body = (replace(o, body=body),)
+    if _after(k, body[0], fast) >= _after(k, s, fast):
+        return None  # (reduce does the nest's rows at once: a tree, where its OP allows one)
     names = ", ".join(o.var for o in staying)
     which = ", ".join(o.var for o in moving)
     remarks.done(moving[-1].loc, f"loop{'s' if len(moving) > 1 else ''} over {which} moved outside "
@@ -137,7 +127,7 @@ def interchange(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     loop it encloses."""
     def fn(s):
         if isinstance(s, For):
-            moved = _try(s, k, remarks) or _carried_inward(s, k, remarks, fast)
+            moved = _try(s, k, remarks, fast) or _carried_inward(s, k, remarks, fast)
             if moved is not None:
                 return (moved,)
         return None

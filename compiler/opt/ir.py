@@ -285,6 +285,19 @@ def is_plain(body: tuple) -> bool:
     return True
 
 
+def perfect_nest(s) -> list[For] | None:
+    """The loops of a perfect nest of counted loops with constant bounds (outermost first),
+    whose innermost body is one assignment, if s is one of at least two loops."""
+    loops = []
+    while isinstance(s, For) and const_int(s.lo) is not None and const_int(s.hi) is not None:
+        loops.append(s)
+        if len(s.body) != 1:
+            break
+        s = s.body[0]
+    return loops if len(loops) >= 2 and len(loops[-1].body) == 1 \
+        and isinstance(loops[-1].body[0], Assign) else None
+
+
 def size(body) -> int:
     """A rough measure of code size: expression nodes and statements."""
     return sum(1 + sum(1 for x in own_exprs(s) for _ in nodes(x)) for s in stmts(body))

@@ -17,17 +17,20 @@ that is exact and becomes a tree (:meth:`Reducer.conditional`).
 from __future__ import annotations
 
 from dataclasses import replace
+from math import prod
 
 from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num
 from ..incaq.checked import Sym, type_of
 from .ir import Kernel, Span, affine, affine_expr, assigned_before_read, cannot_fault, const_int, \
-    is_plain, map_stmts, names_read, names_written, truth_bits
+    is_plain, map_stmts, map_stmts_topdown, names_read, names_written, perfect_nest, truth_bits
 from . import show
 from .remarks import Remarks
 from .rules import identity
 
 #: The reduction operators, as INCA-Q writes them.
 OPS = ("+", "*", "min", "max", "&", "|", "^")
+#: The most terms a nest's reduction computes at once (a temporary of this many elements).
+MAX_TERMS = 1 << 16
 NAMES = {"+": "adds", "*": "multiplies", "min": "mins", "max": "maxes", "&": "ands", "|": "ors",
          "^": "xors"}
 
@@ -154,6 +157,77 @@ class Reducer:
                       stmt.loc)
         return terms + (For(s.var, s.lo, s.hi, (step,), s.loc),)
 
+    def nest(self, s) -> tuple | None:
+        """A perfect nest whose outer loops choose the accumulator and whose inner loops give
+        its terms, ``for b: for i: D[b] = D[b] OP e(b, i)``, when OP is a tree in the type: the
+        terms of every accumulator at once as one vector V[b][i], the inner dimensions halved
+        together (``V[:][0:h] = V[:][0:h] OP V[:][n-h:n]``), then ``D[b] = D[b] OP V[b][0]``
+        for every b. Any two accumulators that are one element get their sums in some order,
+        which a tree's OP allows. None (the nest as it is) when the nest is not one or its terms
+        do not vectorise."""
+        loops = perfect_nest(s)
+        if loops is None or not is_plain(loops[-1].body):
+            return None
+        stmt = loops[-1].body[0]
+        parts = reduction_parts(stmt, self.k.syms)
+        if parts is None:
+            return None
+        op, e = parts
+        indexed = names_read(stmt.target.indices) if isinstance(stmt.target, Index) else set()
+        n = len(loops)
+        while n and loops[n - 1].var not in indexed:
+            n -= 1
+        rows, inner = loops[:n], loops[n:]
+        etype = type_of(e, self.k.syms)
+        trips = [const_int(o.hi) - const_int(o.lo) for o in loops]
+        if len(inner) < (1 if rows else 2) or any(o.var not in indexed for o in rows) \
+                or loops[-1].var not in names_read(e) or min(trips) < 1 or trips[-1] < 2 \
+                or type_of(stmt.target, self.k.syms) != etype or not tree_ok(op, etype, self.fast):
+            return None
+        if prod(trips) > MAX_TERMS:
+            self.remarks.missed(s.loc, f"the reduction of this nest is not done at once: its "
+                                f"{prod(trips):,} terms are more than {MAX_TERMS:,}")
+            return None
+        from .vectorise import Vectoriser
+
+        loc = stmt.loc
+        v = self.k.fresh("v")
+        self.k.syms[v] = Sym(v, "array", etype, tuple(trips), "var", 0, s.loc)
+        pos = tuple(affine_expr((-const_int(o.lo), {o.var: 1}), loc) for o in loops)
+        fill = Assign(Index(v, pos, loc), e, loc)
+        for o in reversed(loops):
+            fill = replace(o, body=(fill,))
+        terms = Vectoriser(self.k, Remarks()).block((fill,))
+        if any(isinstance(x, For) for x in terms):
+            del self.k.syms[v]
+            return None
+        last, op = op, "+" if op == "-" else op
+        if last == "-" and etype == "i64":
+            identity("sub-sum")
+        tree = []
+        for d in reversed(range(n, len(loops))):  # the innermost first: then the dimensions
+            # after d are reduced to their first element
+            m = trips[d]
+            while m > 1:
+                h = m // 2
+
+                def part(start: int, d=d, h=h):
+                    return Index(v, tuple(Span(Num(start if j == d else 0, False, loc),
+                                               h if j == d else (trips[j] if j < d else 1), 1,
+                                               loops[j].var, loc)
+                                          for j in range(len(loops))), loc)
+                tree.append(Assign(part(0), combine(op, part(0), part(m - h), loc), loc))
+                m -= h
+        first = Index(v, pos[:n] + tuple(Num(0, False, loc) for _ in inner), loc)
+        step: object = Assign(stmt.target, combine(last, stmt.target, first, loc), loc)
+        for o in reversed(rows):
+            step = replace(o, body=(step,))
+        done = Vectoriser(self.k, Remarks()).block((step,))
+        what = f"for all {prod(trips[:n]):,} accumulators at once" if rows else "into one sum"
+        self.remarks.done(s.loc, f"reduction of the nest over {', '.join(o.var for o in loops)} "
+                          f"turned into a tree of {len(tree)} vector {NAMES[op]} {what}")
+        return terms + tuple(tree) + done
+
     def conditional(self, s: For) -> tuple | None:
         """``for i { if c then T = T + e }`` as the reduction of ``T = T + c * e`` (rule if-add:
         the terms, 0 where c is false, computed as a vector and added as a tree), when that is
@@ -262,8 +336,9 @@ class Reducer:
 
 
 def reduce(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
-    """Split the reductions of the kernel's innermost loops."""
+    """Split the reductions of the kernel's nests (all rows at once), then of its innermost
+    loops."""
     k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
     r = Reducer(k, remarks, fast)
-    k.body = map_stmts(k.body, r.loop)
+    k.body = map_stmts(map_stmts_topdown(k.body, r.nest), r.loop)
     return k
