@@ -5,7 +5,7 @@ front end and -O1, but few of them have the counted loops over arrays that -O2's
 These do: one to four loops over arrays of one size (and a square one read along its diagonal,
 ``D[i][i]``), each body one to three statements drawn from maps, reductions, conditional steps and
 sums, selects, running minima and maxima with payloads, private temporaries, prefix scans, clamps,
-appends, compare-exchanges, tests of the loop variable, a last statement that may step the loop variable (skipping
+appends, compare-exchanges, histograms, tests of the loop variable, a last statement that may step the loop variable (skipping
 an iteration: the loop is then not counted), 2-D and 3-D nests with a scalar accumulator, and
 recurrences along the rows or down the columns of a 2-D array, sharing
 arrays and scalars, so that passes meet each other's output.
@@ -74,7 +74,7 @@ class _Kernel:
         """The lines of one statement of a loop over i (``shifted``: i runs 1 .. N - 1)."""
         e = self.expr(2, shifted)
         kind = self.pick(("map", "reduce", "step", "csum", "select", "argmax", "private", "scan",
-                          "clamp", "append", "exchange"))
+                          "clamp", "append", "exchange", "histogram"))
         if kind == "map":
             return [f"Y[i] = {e}"]
         if kind == "reduce":
@@ -106,6 +106,11 @@ class _Kernel:
             first, second = (a, b) if self.draw(st.booleans()) else (b, a)
             return [f"if {a} {self.pick(('<', '<=', '>', '>='))} {b} then "
                     f"{{ t = {first}; {first} = {second}; {second} = t }}"]
+        if kind == "histogram":  # buckets of a value (its index may fault: % of a negative)
+            at = self.pick(("X[i] & 3", "(X[i] >> 1) & 3", "min(max(X[i], 0), 3)", "X[i] % 4")
+                           if self.t == "i64" else ("(X[i] > Z[i]) + (X[i] > 0.5)", "X[i] < 1.0"))
+            w = self.pick(("1", "1", e) if self.t == "i64" else ("1.0", e))
+            return [f"H[{at}] = H[{at}] {self.pick(('+', '-'))} {w}"]
         return [f"Y[i] = {e}"]
 
     def loop(self) -> list[str]:
@@ -147,7 +152,7 @@ def kernels(draw):
     t = dtype
     head = [f"input X: {t}[{n}]", f"input Z: {t}[{n}]", f"input A: {t}[{rows}][{cols}]",
             f"input W: {t}[{cols}]", f"input D: {t}[{n}][{n}]", f"output Y: {t}[{n}]", f"output P: {t}[{n}]",
-            f"output B: {t}[{2 * n}]", f"output R: {t}[{rows}]", f"inout G: {t}[{rows}][{cols}]", f"output s: {t}", f"output m: {t}",
+            f"output B: {t}[{2 * n}]", f"output H: {t}[4]", f"output R: {t}[{rows}]", f"inout G: {t}[{rows}][{cols}]", f"output s: {t}", f"output m: {t}",
             "output k: i64", "output n: i64", "output q: i64", "var t: " + t, "var acc: " + t]
     body = ["m = X[0]", "P[0] = X[0]"]
     for _ in range(draw(st.integers(1, 4))):

@@ -18,6 +18,7 @@ from .dce import dce
 from .distribute import distribute
 from .fold import fold
 from .gather import gather
+from .histogram import histogram
 from .ifconvert import ifconvert
 from .interchange import interchange
 from .propagate import propagate
@@ -82,6 +83,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("compact", 2, lambda k, r, lv: compact(k, r)),
     ("ifconvert", 2, lambda k, r, lv: ifconvert(k, r, lv.flags)),
     ("gather", 2, lambda k, r, lv: gather(k, r)),
+    ("histogram", 2, lambda k, r, lv: histogram(k, r, lv.fast_math)),
     ("distribute", 2, lambda k, r, lv: distribute(k, r, lv.fast_math)),
     ("interchange", 2, lambda k, r, lv: interchange(k, r, lv.fast_math)),
     ("scan", 2, lambda k, r, lv: scan(k, r, lv.fast_math)),
