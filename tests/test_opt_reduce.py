@@ -103,3 +103,23 @@ def test_random_reduction_nests_equal_O0(depth, target, op, term, a):
     if target.count("[") == 1:
         text = text.replace("T: i64[8][8]", "T: i64[8]")
     assert_as_at_O0(text, {"A": a, "T": a[:64 if "T: i64[8][8]" in text else 8], "s": [a[5]]})
+
+
+def test_f64_rows_at_O2_compute_their_terms_at_once_and_add_them_in_order():
+    # the products as one 8 x 16 vector, then one vector addition per i, each H[b] receiving its
+    # terms in the order of i, bit for bit (NaN, infinities and -0.0 included)
+    text = ("input A: f64[8][16]\ninput x: f64[16]\ninout H: f64[8]\nfor b in 0 .. 8 do {\n"
+            "    for i in 0 .. 16 do {\n        H[b] = H[b] + A[b][i] * x[i]\n    }\n}\n")
+    assert "terms of the nest over b, i computed as one vector (128 elements), added in order for " \
+           "all accumulators at once" in remarks(text, O2)
+    specials = [math.nan, math.inf, -math.inf, -0.0, 0.0, 1e308, -1e308]
+    a = [specials[n % 7] if n % 11 == 0 else (n * 37 % 101) * 0.125 - 6.0 for n in range(128)]
+    assert_as_at_O0(text, {"A": a, "x": [(n * 53 % 97) * 0.25 - 12.0 for n in range(16)],
+                           "H": [-0.0, 0.0, 1.5, -2.5, math.inf, 3.0, -0.0, 7.0]})
+    # (a, b) = (0, 1) and (1, 0) store one element: all rows at once would add its terms in
+    # another order (the nest over b and c, inside each a, is done so)
+    shared = ("input A: f64[8][8]\ninout T: f64[8]\nfor a in 0 .. 3 do {\n    for b in 0 .. 3 do {\n"
+              "        for c in 0 .. 4 do {\n            T[a + b] = T[a + b] + A[a][c] * 1.5\n        }\n    }\n}\n")
+    said = remarks(shared, O2)
+    assert "nest over a, b, c" not in said and "terms of the nest over b, c computed as one vector" in said
+    assert_as_at_O0(shared, {"A": a[:64], "T": a[64:72]})

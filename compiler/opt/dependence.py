@@ -19,7 +19,7 @@ from functools import lru_cache
 from ...lang.frozen import frozen
 from ..incaq.ast import Index, nodes
 from ..incaq.checked import Sym
-from .ir import Span, affine
+from .ir import Span, affine, const_int
 
 
 @frozen
@@ -135,6 +135,22 @@ def apart(a: tuple, a_inner: dict[str, tuple[int, int]], b: tuple, b_inner: dict
                *(env_b[n] for n in b_inner), *(_symbol(n) for n in sorted(names))]
     return not _satisfiable("".join(f"(declare-const {x} Int)" for x in symbols)
                             + f"(assert (and {' '.join(facts)}))")
+
+
+def distinct_stores(indices: tuple, loops: list, syms: dict[str, Sym]) -> bool:
+    """Whether an access at ``indices`` inside the counted ``loops`` (outermost first, constant
+    bounds) touches a distinct element in each iteration of them taken together: for each loop,
+    no two of its iterations meet, the loops before it the same in both and those after it free
+    in each (``T[a + b]`` over a and b is not such an access: (0, 1) and (1, 0) meet)."""
+    for n, outer in enumerate(loops):
+        after = {o.var: (const_int(o.lo), const_int(o.hi)) for o in loops[n + 1:]}
+        try:
+            if not apart(indices, after, indices, after, outer.var, const_int(outer.lo),
+                         const_int(outer.hi), syms):
+                return False
+        except NotAffine:
+            return False
+    return True
 
 
 def _known_answer(a: Access, b: Access, var: str, lo: int, hi: int, syms: dict[str, Sym],

@@ -7,14 +7,15 @@ instruction per operation of a scalar statement (a copy is one ``PUTL``), at 11.
 rotated loop spends per iteration, or without them when ``unroll`` will unroll it at -O2 (every
 pass that chooses by this estimate runs at -O2, and a loop of 16 vector additions priced with
 the overhead unrolling removes looked dearer than the scalar form it replaces). A loop whose
-trip count is not a constant is taken to run
-:data:`UNKNOWN_TRIP` times and an ``if`` to cost its condition plus its dearer branch (or its
-cheaper one, when asked). The figure only ranks two forms of the same computation; it is not the
-model's time (the engines and the pricing function give that).
+trip count is not a constant is taken to run :data:`UNKNOWN_TRIP` times and an ``if`` to cost its
+condition plus its dearer branch (or its cheaper one, when asked); a constant stored in a scalar
+costs nothing (a loop variable's value after its loop, which ``propagate`` and ``dce`` remove).
+The figure only ranks two forms of the same computation; it is not the model's time (the engines
+and the pricing function give that).
 """
 from __future__ import annotations
 
-from ..incaq.ast import Assign, Binary, Call, Compare, For, If, Index, Unary, nodes
+from ..incaq.ast import Assign, Binary, Call, Compare, For, If, Index, Name, Num, Unary, nodes
 from .ir import Span, const_int, is_plain, names_written, own_exprs, size
 from .unroll import LONG_SIZE, LONG_TRIP
 
@@ -57,6 +58,8 @@ def cost(body: tuple, taken: bool = True) -> float:
     total = 0.0
     for s in body:
         if isinstance(s, Assign):
+            if isinstance(s.target, Name) and isinstance(s.value, Num):
+                continue  # (a loop variable's value after its loop: propagated, then dead)
             total += max(1, operations(s.value)) * vector_ns(elements(s.target))
         elif isinstance(s, For):
             lo, hi = const_int(s.lo), const_int(s.hi)

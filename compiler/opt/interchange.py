@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..incaq.ast import Assign, For, Index
-from .dependence import NotAffine, accesses_of, apart, conflict, store_pairs
+from .dependence import NotAffine, accesses_of, apart, conflict, distinct_stores, store_pairs
 from .estimate import cost
 from .ir import Kernel, const_int, is_plain, map_stmts_topdown, names_read, perfect_nest
 from .reduce import reduction_parts
@@ -50,18 +50,10 @@ def _try(s: For, k: Kernel, remarks: Remarks, fast: bool) -> For | None:
     staying = [o for o in loops if o.var in indexed]
     if loops[-1] in staying or not staying or loops[:len(moving)] == moving:
         return None  # (the innermost loop vectorises as it is; or nothing to move)
-    # distinct iterations of the loops that stay store distinct elements: for each such loop,
-    # no two of its iterations meet, the loops before it the same in both and those after it
-    # free in each (T[a + b] over a and b is no such target: (0, 1) and (1, 0) meet, so the terms
-    # of one element would be reordered)
-    for n, outer in enumerate(staying):
-        after = {o.var: (const_int(o.lo), const_int(o.hi)) for o in staying[n + 1:]}
-        try:
-            if not apart(target.indices, after, target.indices, after, outer.var, const_int(outer.lo),
-                         const_int(outer.hi), k.syms):
-                return None
-        except NotAffine:
-            return None
+    # distinct iterations of the loops that stay store distinct elements (else the terms of one
+    # element would be reordered)
+    if not distinct_stores(target.indices, staying, k.syms):
+        return None
     body = loops[-1].body
     for o in reversed(moving + staying):
         body = (replace(o, body=body),)

@@ -17,15 +17,18 @@ that is exact and becomes a tree (:meth:`Reducer.conditional`).
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import permutations
 from math import prod
 
 from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num
 from ..incaq.checked import Sym, type_of
+from .dependence import distinct_stores
 from .ir import Kernel, Span, affine, affine_expr, assigned_before_read, cannot_fault, const_int, \
     is_plain, map_stmts, map_stmts_topdown, names_read, names_written, perfect_nest, truth_bits
 from . import show
 from .remarks import Remarks
 from .rules import identity
+from .vectorise import Refused, Vectoriser
 
 #: The reduction operators, as INCA-Q writes them.
 OPS = ("+", "*", "min", "max", "&", "|", "^")
@@ -86,6 +89,24 @@ def conditional_sum(x, k: Kernel, loop: For, lo: int, hi: int, fast: bool):
     return name, c, e
 
 
+def _trip(loop: For) -> int:
+    return const_int(loop.hi) - const_int(loop.lo)
+
+
+def _positions(order, loc) -> tuple:
+    """The index of a nest's terms array whose dimensions are the loops in ``order``."""
+    return tuple(affine_expr((-const_int(o.lo), {o.var: 1}), loc) for o in order)
+
+
+def _layouts(loops: list):
+    """The orders of a nest's loops its terms array is tried in: the nest's own first (then each
+    other one, for a nest of up to 4 loops: ``A[i][k] * B[k][j]`` vectorises over (i, k, j),
+    where B's dimensions line up, not over (i, j, k))."""
+    yield tuple(loops)
+    if len(loops) <= 4:
+        yield from (p for p in permutations(loops) if p != tuple(loops))
+
+
 def combine(op: str, a, b, loc):
     """``a OP b`` (``OP(a, b)`` for min and max)."""
     return Call(op, (a, b), loc) if op in ("min", "max") else Binary(op, a, b, loc)
@@ -124,8 +145,6 @@ class Reducer:
         if simple and not tree:
             return (s,)
         trip = hi - lo
-        from .vectorise import Refused, Vectoriser
-
         v, base = self.storage(e, s.var, etype)
         made = v is None
         if made:
@@ -181,44 +200,53 @@ class Reducer:
         etype = type_of(e, self.k.syms)
         trips = [const_int(o.hi) - const_int(o.lo) for o in loops]
         if len(inner) < (1 if rows else 2) or any(o.var not in indexed for o in rows) \
-                or loops[-1].var not in names_read(e) or min(trips) < 1 or trips[-1] < 2 \
-                or type_of(stmt.target, self.k.syms) != etype or not tree_ok(op, etype, self.fast):
+                or loops[-1].var not in names_read(e) or min(trips) < 1 or trips[-1] < 2:
             return None
+        tree = type_of(stmt.target, self.k.syms) == etype and tree_ok(op, etype, self.fast)
+        if not tree and (not rows or isinstance(e, (Num, Name, Index))
+                         or not distinct_stores(stmt.target.indices, rows, self.k.syms)):
+            return None  # (in order, a term that is an operand is read where it is: interchange)
         if prod(trips) > MAX_TERMS:
             self.remarks.missed(s.loc, f"the reduction of this nest is not done at once: its "
                                 f"{prod(trips):,} terms are more than {MAX_TERMS:,}")
             return None
-        from .vectorise import Vectoriser
-
         loc = stmt.loc
         v = self.k.fresh("v")
-        self.k.syms[v] = Sym(v, "array", etype, tuple(trips), "var", 0, s.loc)
-        pos = tuple(affine_expr((-const_int(o.lo), {o.var: 1}), loc) for o in loops)
-        fill = Assign(Index(v, pos, loc), e, loc)
-        for o in reversed(loops):
-            fill = replace(o, body=(fill,))
-        terms = Vectoriser(self.k, Remarks()).block((fill,))
-        if any(isinstance(x, For) for x in terms):
-            del self.k.syms[v]
+        for order in _layouts(loops):  # V's dimensions: the loops in this order
+            syms = dict(self.k.syms)
+            self.k.syms[v] = Sym(v, "array", etype, tuple(_trip(o) for o in order), "var", 0, s.loc)
+            fill: object = Assign(Index(v, _positions(order, loc), loc), e, loc)
+            for o in reversed(order):
+                fill = replace(o, body=(fill,))
+            terms = Vectoriser(self.k, Remarks()).block((fill,))
+            if not any(isinstance(x, For) for x in terms):
+                break
+            self.k.syms.clear()
+            self.k.syms.update(syms)  # (no temporary of the trial's left declared)
+        else:
             return None
+        if not tree:
+            return terms + self.in_order(stmt, op, v, order, rows, inner)
         last, op = op, "+" if op == "-" else op
         if last == "-" and etype == "i64":
             identity("sub-sum")
         tree = []
-        for d in reversed(range(n, len(loops))):  # the innermost first: then the dimensions
-            # after d are reduced to their first element
-            m = trips[d]
+        summed = [d for d, o in enumerate(order) if o in inner]
+        for d in reversed(summed):  # the last first: the summed dimensions after d are then
+            # down to their first element
+
+            def part(start: int, d=d, h=0):
+                return Index(v, tuple(Span(Num(start if j == d else 0, False, loc),
+                                           h if j == d else (1 if j in summed and j > d else _trip(o)),
+                                           1, o.var, loc)
+                                      for j, o in enumerate(order)), loc)
+            m = _trip(order[d])
             while m > 1:
                 h = m // 2
-
-                def part(start: int, d=d, h=h):
-                    return Index(v, tuple(Span(Num(start if j == d else 0, False, loc),
-                                               h if j == d else (trips[j] if j < d else 1), 1,
-                                               loops[j].var, loc)
-                                          for j in range(len(loops))), loc)
-                tree.append(Assign(part(0), combine(op, part(0), part(m - h), loc), loc))
+                tree.append(Assign(part(0, h=h), combine(op, part(0, h=h), part(m - h, h=h), loc), loc))
                 m -= h
-        first = Index(v, pos[:n] + tuple(Num(0, False, loc) for _ in inner), loc)
+        first = Index(v, tuple(Num(0, False, loc) if o in inner else p
+                               for o, p in zip(order, _positions(order, loc))), loc)
         step: object = Assign(stmt.target, combine(last, stmt.target, first, loc), loc)
         for o in reversed(rows):
             step = replace(o, body=(step,))
@@ -227,6 +255,20 @@ class Reducer:
         self.remarks.done(s.loc, f"reduction of the nest over {', '.join(o.var for o in loops)} "
                           f"turned into a tree of {len(tree)} vector {NAMES[op]} {what}")
         return terms + tuple(tree) + done
+
+    def in_order(self, stmt, op: str, v: str, order: tuple, rows: list, inner: list) -> tuple:
+        """``D[b] = D[b] OP V[b][i]`` for each i in order, every b at once: each accumulator
+        receives its terms in the order of -O0 (the rows storing distinct elements), as f64 at
+        -O2 needs."""
+        loc = stmt.loc
+        step: object = Assign(stmt.target, combine(op, stmt.target, Index(v, _positions(order, loc), loc),
+                                                   loc), loc)
+        for o in reversed(inner + rows):
+            step = replace(o, body=(step,))
+        self.remarks.done(stmt.loc, f"terms of the nest over {', '.join(o.var for o in rows + inner)} "
+                          f"computed as one vector ({prod(_trip(o) for o in order):,} elements), "
+                          "added in order for all accumulators at once")
+        return Vectoriser(self.k, Remarks()).block((step,))
 
     def conditional(self, s: For) -> tuple | None:
         """``for i { if c then T = T + e }`` as the reduction of ``T = T + c * e`` (rule if-add:
@@ -269,8 +311,6 @@ class Reducer:
         lo, hi = const_int(s.lo), const_int(s.hi)
         if lo is None or hi is None or hi - lo < 2:
             return (s,)
-        from .vectorise import Refused, Vectoriser
-
         written = names_written(s.body) - {s.var}
         before, body = [], list(s.body)
         for j, stmt in enumerate(body):

@@ -22,7 +22,7 @@ from ..incaq.ast import Assign, For, Index, Name, Num, nodes
 from ..incaq.checked import Sym, type_of
 from .dependence import NotAffine, accesses_of, conflict, store_pairs
 from .ir import Kernel, Span, affine, affine_expr, const_int, is_plain, map_expr, names_read, \
-    names_read_in, names_written, substitute, uses_outside_index
+    names_read_in, names_written, substitute, uses_outside_index, write_counts
 from .remarks import Remarks
 
 
@@ -49,6 +49,16 @@ def _show(e) -> str:
     from .show import expr
 
     return expr(e)
+
+
+def _constant_scalars(body: tuple) -> tuple[tuple, tuple]:
+    """(the body without them, the assignments): the assignments of a constant to a scalar the
+    body assigns only there and does not read (an inner loop's variable's value after it): the
+    same in every iteration, so made once after the loop rather than expanded into a vector."""
+    written, read = write_counts(body), names_read_in(body)
+    once = [x for x in body if isinstance(x.target, Name) and isinstance(x.value, Num)
+            and written[x.target.id] == 1 and x.target.id not in read]
+    return tuple(x for x in body if not any(x is y for y in once)), tuple(once)
 
 
 class Vectoriser:
@@ -125,7 +135,9 @@ class Vectoriser:
                 if isinstance(ix, Span) and names_read(ix.start) & names_written(body):
                     raise Refused(f"a slice starts at {_show(ix.start)}, which the loop computes "
                                   "(a gather)")
+        body, constants = _constant_scalars(body)
         body, after = self.expand(s, body, lo, trip)
+        after = constants + after
         self.check_independent(s, body, lo, hi)
         out = tuple(y for x in body for y in self.vector_stmt(x, i, lo, trip))
         return out + after + (Assign(Name(i, s.loc), Num(hi, False, s.loc), s.loc),)
