@@ -15,6 +15,7 @@ from .argmax import argmax
 from .canon import canon
 from .compact import compact
 from .dce import dce
+from .delinearise import delinearise
 from .distribute import distribute
 from .fold import fold
 from .gather import gather
@@ -78,6 +79,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("propagate", 1, lambda k, r, lv: propagate(k, r)),
     ("dce", 1, lambda k, r, lv: dce(k, r)),
     ("licm", 1, lambda k, r, lv: licm(k, r)),
+    ("delinearise", 2, lambda k, r, lv: delinearise(k, r, lv.fast_math)),
     ("triangular", 2, lambda k, r, lv: triangular(k, r)),
     ("split", 2, lambda k, r, lv: split(k, r)),
     ("compact", 2, lambda k, r, lv: compact(k, r)),
