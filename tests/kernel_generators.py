@@ -5,7 +5,7 @@ front end and -O1, but few of them have the counted loops over arrays that -O2's
 These do: one to four loops over arrays of one size (and a square one read along its diagonal,
 ``D[i][i]``), each body one to three statements drawn from maps, reductions, conditional steps and
 sums, selects, running minima and maxima with payloads, private temporaries, prefix scans, clamps,
-appends, compare-exchanges, histograms, tests of the loop variable, a last statement that may step the loop variable (skipping
+appends, compare-exchanges, histograms, block sums (``Y[i / 2]``), tests of the loop variable, a last statement that may step the loop variable (skipping
 an iteration: the loop is then not counted), 2-D and 3-D nests with a scalar accumulator, and
 recurrences along the rows or down the columns of a 2-D array, sharing
 arrays and scalars, so that passes meet each other's output.
@@ -74,7 +74,7 @@ class _Kernel:
         """The lines of one statement of a loop over i (``shifted``: i runs 1 .. N - 1)."""
         e = self.expr(2, shifted)
         kind = self.pick(("map", "reduce", "step", "csum", "select", "argmax", "private", "scan",
-                          "clamp", "append", "exchange", "histogram"))
+                          "clamp", "append", "exchange", "histogram", "blocks"))
         if kind == "map":
             return [f"Y[i] = {e}"]
         if kind == "reduce":
@@ -111,6 +111,9 @@ class _Kernel:
                            if self.t == "i64" else ("(X[i] > Z[i]) + (X[i] > 0.5)", "X[i] < 1.0"))
             w = self.pick(("1", "1", e) if self.t == "i64" else ("1.0", e))
             return [f"H[{at}] = H[{at}] {self.pick(('+', '-'))} {w}"]
+        if kind == "blocks":  # the loop variable divided by a constant (delinearise)
+            return [self.pick((f"Y[i / 2] = Y[i / 2] + {e}", f"P[i % 4] = max(P[i % 4], {e})",
+                               f"Y[i] = X[i / 4] * (i % 2)"))]
         return [f"Y[i] = {e}"]
 
     def loop(self) -> list[str]:
