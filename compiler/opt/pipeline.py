@@ -25,6 +25,7 @@ from .interchange import interchange
 from .propagate import propagate
 from .ir import Kernel
 from .licm import licm
+from .narrow import narrow
 from .reduce import reduce
 from .scan import scan
 from .split import split
@@ -92,6 +93,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("argmax", 2, lambda k, r, lv: argmax(k, r, lv.fast_math)),
     ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),
     ("vectorise", 2, lambda k, r, lv: vectorise(k, r)),
+    ("narrow", 2, lambda k, r, lv: narrow(k, r)),
     ("unroll", 1, lambda k, r, lv: unroll(k, r, lv.opt)),
     ("fold", 1, lambda k, r, lv: fold(k, r, lv.flags)),
     ("dce", 1, lambda k, r, lv: dce(k, r)),
