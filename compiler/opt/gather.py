@@ -12,9 +12,14 @@ reads need a scalar per iteration; the rest is a map. So the loop is distributed
    19 elements), two instructions per iteration, unrolled later;
 3. ``Z[k] = g(k, G[k][0], G[k][1])``: the rest (vectorised).
 
+A position computed inside an index from data (``X[I[k] & 31]``) is first assigned to a private
+scalar of its own (``at1 = I[k] & 31; ... X[at1]``) when it cannot fault.
+
 Exact when: every scalar the loop assigns is private (assigned before it is read in each
-iteration); no array the loop writes is read in it; the gathered arrays are one-dimensional and
-not written in the loop; each gathered index is ``s + c`` for a scalar s assigned in part 1.
+iteration); part 1 neither reads nor writes an array the loop writes (part 3 may, ``Y[k] = Y[k]
++ ...``: the vectoriser checks its own accesses, and only their order among themselves is
+kept); the gathered arrays are one-dimensional and not written in the loop; each gathered index
+is ``s + c`` for a scalar s assigned in part 1.
 Then every iteration computes the same values from the same data, and each element of an output
 receives the same value as at -O0. The slice reads only elements between two that -O0 reads in
 the same iteration, so it is in bounds whenever -O0's reads are (a fault still faults, at
@@ -27,7 +32,8 @@ from dataclasses import replace
 
 from ..incaq.ast import Assign, For, Index, Name, Num, nodes
 from ..incaq.checked import Sym
-from .ir import Kernel, Span, affine, const_int, is_plain, map_expr, names_read, names_written
+from .ir import Kernel, Span, affine, cannot_fault, const_int, is_plain, map_expr, names_read, \
+    names_written
 from .remarks import Remarks
 
 #: The longest slice one gather reads (a vector costs what a scalar does up to 19 elements).
@@ -57,7 +63,7 @@ class Gatherer:
             return (s,)
         syms = dict(self.k.syms)
         try:
-            return self.split(s, lo, hi)
+            return self.split(self.positions(s, lo, hi), lo, hi)
         except Refused as why:
             self.k.syms.clear()
             self.k.syms.update(syms)
@@ -76,10 +82,13 @@ class Gatherer:
         for n in scalars:
             if not _private(body, n):
                 raise Refused(f"{n} is carried from one iteration to the next")
-        arrays = written - scalars
-        if arrays & {x.base for st in body for x in nodes(st.value) if isinstance(x, Index)}:
-            raise Refused("it reads an array it writes")
         part1, part3 = body[:first], body[first:]
+        arrays = written - scalars
+        if arrays & (names_written(part1) | {x.base for st in part1 for x in nodes(st.value)
+                                              if isinstance(x, Index)}):
+            # (what the rest writes and reads it checks as it vectorises: only its own order
+            # of accesses is kept)
+            raise Refused("the positions read or write an array the loop writes")
         shared = sorted(n for n in names_written(part1) & scalars if n in _reads(part3))
         groups = self.groups(part3, set(shared), written)
         # 1: the shared scalars become arrays
@@ -122,6 +131,29 @@ class Gatherer:
                           f"and array: {widths}")
         return (*v1, replace(s, body=gather_body), *v3, *last,
                 Assign(Name(var, s.loc), Num(hi, False, s.loc), s.loc))
+
+    def positions(self, s: For, lo: int, hi: int) -> For:
+        """s with each position a read computes from data, ``X[I[k] & 31]``, first assigned to a
+        private scalar of its own (``j = I[k] & 31; ... X[j]``), where it cannot fault (it is
+        then evaluated before the rest of its statement)."""
+        body: list = []
+        for x in s.body:
+            made: list = []
+
+            def fn(e, made=made):
+                if isinstance(e, Index) and len(e.indices) == 1 \
+                        and affine(e.indices[0], self.k.syms) is None \
+                        and any(isinstance(n, Index) for n in nodes(e.indices[0])) \
+                        and cannot_fault(e.indices[0], self.k, s, lo, hi):
+                    name = self.k.fresh("at")
+                    self.k.syms[name] = Sym(name, "scalar", "i64", implicit=True)
+                    made.append(Assign(Name(name, e.loc), e.indices[0], e.loc))
+                    return replace(e, indices=(Name(name, e.loc),))
+                return e
+            value = map_expr(x.value, fn)
+            body.extend(made)
+            body.append(replace(x, value=value))
+        return replace(s, body=tuple(body)) if len(body) > len(s.body) else s
 
     def gathers(self, x: Assign, scalars: set[str]) -> bool:
         return any(isinstance(n, Index) and names_read(n.indices) & scalars
