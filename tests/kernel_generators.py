@@ -3,11 +3,12 @@
 incaq_generators.py draws general programs (calls, while loops, early exits), which exercise the
 front end and -O1, but few of them have the counted loops over arrays that -O2's passes look for.
 These do: one to four loops over arrays of one size (and a square one read along its diagonal,
-``D[i][i]``), each body one to three statements drawn from maps, reductions, conditional steps and
-sums, selects, running minima and maxima with payloads, private temporaries, prefix scans, clamps,
-appends, compare-exchanges, histograms, block sums (``Y[i / 2]``), tests of the loop variable, a last statement that may step the loop variable (skipping
-an iteration: the loop is then not counted), 2-D and 3-D nests with a scalar accumulator, and
-recurrences along the rows or down the columns of a 2-D array, sharing
+``D[i][i]``), each body one to three statements drawn from maps, reductions, conditional steps
+and sums, selects, running minima and maxima with payloads, private temporaries, prefix scans,
+clamps, appends, compare-exchanges, histograms, block sums (``Y[i / 2]``), reads at positions
+computed from data (``X[Z[i] & 7]``), tests of the loop variable, a last statement that may step
+the loop variable (skipping an iteration: the loop is then not counted), 2-D and 3-D nests with a
+scalar accumulator, and recurrences along the rows or down the columns of a 2-D array, sharing
 arrays and scalars, so that passes meet each other's output.
 
 Every index but an append's stays in bounds and no division has a variable divisor; appends may
@@ -40,6 +41,8 @@ class _Kernel:
 
     def leaf(self, shifted: bool) -> str:
         options = ["X[i]", "Z[i]", "i", "s", "Y[i]", "D[i][i]", self.const()]
+        if self.t == "i64":
+            options.append("X[Z[i] & 7]")  # a position computed from data (gather)
         if shifted:
             options += ["X[i - 1]", "X[i + 1]"]
         return self.pick(options)
