@@ -361,12 +361,21 @@ def _select(s, k: Kernel, remarks: Remarks, flags: frozenset[str], loop: For | N
             func = "min" if (c.op in ("<", "<=")) != swapped else "max"
             rule = f"select{c.op}" + ("-swapped" if swapped else "")
             value = Call(func, (c.left, c.right), loc)
+    exact, nested = False, False  # (an f64 min or max that is exact without -Ofast)
+    if value is None and isinstance(c, Compare):
+        value, func, rule = _nested_clamp(c, a, b) or (None, None, None)
+        nested = value is not None
+        exact = nested and all(float(n.value) != 0.0 for n in (a, value.args[0].args[1]))
+    elif func in ("min", "max") and isinstance(a, Num) and float(a.value) != 0.0 and b in (c.left, c.right):
+        # the then arm a nonzero constant, the else arm the other operand x: NaN fails the test,
+        # so both give x; and no -0.0 meets a nonzero constant
+        exact = True
     if value is None:
         return (s,)
     name = show.expr(t)
     if dtype == "f64":
-        if not FAST_MATH <= flags:
-            differs = "-0.0" if func == "abs" else "NaN and on -0.0"
+        if not (FAST_MATH <= flags or exact):
+            differs = "-0.0" if func == "abs" or nested else "NaN and on -0.0"
             remarks.missed(loc, f"if/else on {name} kept as a branch: as {func} it would differ "
                            f"on {differs} (use -Ofast)")
             return (s,)
@@ -375,6 +384,30 @@ def _select(s, k: Kernel, remarks: Remarks, flags: frozenset[str], loop: For | N
     new = Assign(t, value, loc)
     remarks.done(loc, f"if/else on {name} turned into {name} = {show.expr(value)}")
     return (new,)
+
+
+def _nested_clamp(c: Compare, a, b) -> tuple | None:
+    """(value, func, rule) of a clamp written as two selects, its inner one already a min or a
+    max: ``if x < k then k else min(x, h)`` is ``max(min(x, h), k)`` and ``if x > h then h else
+    max(x, k)`` is ``min(max(x, k), h)``, k and h constants with k <= h (rules ``clamp-select<``
+    ... ``clamp-select>=``). For f64 without -Ofast only with k and h nonzero: a NaN x fails the
+    test and is the result of both, and no -0.0 meets a nonzero constant."""
+    if isinstance(c.right, Num):
+        x, op, bound = c.left, c.op, c.right
+    elif isinstance(c.left, Num):
+        x, op, bound = c.right, SWAPPED[c.op], c.left
+    else:
+        return None
+    if a != bound or not (isinstance(b, Call) and b.func in ("min", "max") and len(b.args) == 2):
+        return None
+    inner, other = b.args if b.args[0] == x else b.args[::-1]
+    if inner != x or not isinstance(other, Num) or other.is_float != bound.is_float:
+        return None
+    if op in ("<", "<=") and b.func == "min" and bound.value <= other.value:
+        return Call("max", (Call("min", (x, other), b.loc), bound), c.loc), "max", f"clamp-select{op}"
+    if op in (">", ">=") and b.func == "max" and other.value <= bound.value:
+        return Call("min", (Call("max", (x, other), b.loc), bound), c.loc), "min", f"clamp-select{op}"
+    return None
 
 
 def _arith_select(s, k: Kernel, loop: For, lo: int, hi: int) -> Assign | None:

@@ -126,6 +126,17 @@ IDENTITIES: tuple[Identity, ...] = (
     Identity("not-bits", "i64", ("bool", ("not", "c")), ("^", ("bool", "c"), 1), "ifconvert"),
     *(Identity(f"not{op}", "i64", ("bool", ("not", (op, "x", "y"))), ("bool", (NEGATED[op], "x", "y")),
                "ifconvert") for op in NEGATED),
+    # if x < k then T = k else T = min(x, h) is T = max(min(x, h), k) when k <= h (the
+    # condition is part of the identity: where k > h both sides are the right one); > and >=
+    # with max(x, k) inside give min(max(x, k), h) (ifconvert's nested clamps)
+    *(Identity(f"clamp-select{op}", "i64",
+               ("ite", ("<=", "k", "h"), ("ite", (op, "x", "k"), "k", ("min", "x", "h")),
+                ("max", ("min", "x", "h"), "k")),
+               ("max", ("min", "x", "h"), "k"), "ifconvert") for op in ("<", "<=")),
+    *(Identity(f"clamp-select{op}", "i64",
+               ("ite", ("<=", "k", "h"), ("ite", (op, "x", "h"), "h", ("max", "x", "k")),
+                ("min", ("max", "x", "k"), "h")),
+               ("min", ("max", "x", "k"), "h"), "ifconvert") for op in (">", ">=")),
     # if x < k then x = k is x = max(x, k); > and >= give min (ifconvert's clamps)
     *(Identity(f"clamp{op}", "i64", ("ite", (op, "x", "k"), "k", "x"),
                ("max" if op in ("<", "<=") else "min", "x", "k"), "ifconvert")
