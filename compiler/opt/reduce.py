@@ -27,6 +27,7 @@ from .ir import Kernel, Span, affine, affine_expr, assigned_before_read, cannot_
     is_plain, map_stmts, map_stmts_topdown, names_read, names_written, perfect_nest, truth_bits
 from . import show
 from .remarks import Remarks
+from .estimate import cost
 from .rules import identity
 from .vectorise import Refused, Vectoriser
 
@@ -193,14 +194,12 @@ class Reducer:
             return None
         op, e = parts
         indexed = names_read(stmt.target.indices) if isinstance(stmt.target, Index) else set()
-        n = len(loops)
-        while n and loops[n - 1].var not in indexed:
-            n -= 1
-        rows, inner = loops[:n], loops[n:]
+        rows = [o for o in loops if o.var in indexed]  # (each accumulator's terms come in the
+        inner = [o for o in loops if o.var not in indexed]  # order of these, wherever the rows are)
         etype = type_of(e, self.k.syms)
-        trips = [const_int(o.hi) - const_int(o.lo) for o in loops]
-        if len(inner) < (1 if rows else 2) or any(o.var not in indexed for o in rows) \
-                or loops[-1].var not in names_read(e) or min(trips) < 1 or trips[-1] < 2:
+        trips = [_trip(o) for o in loops]
+        if len(inner) < (1 if rows else 2) or inner[-1].var not in names_read(e) or min(trips) < 1 \
+                or _trip(inner[-1]) < 2:
             return None
         tree = type_of(stmt.target, self.k.syms) == etype and tree_ok(op, etype, self.fast)
         if not tree and (not rows or isinstance(e, (Num, Name, Index))
@@ -210,6 +209,27 @@ class Reducer:
             self.remarks.missed(s.loc, f"the reduction of this nest is not done at once: its "
                                 f"{prod(trips):,} terms are more than {MAX_TERMS:,}")
             return None
+        before, mine = dict(self.k.syms), self.remarks
+        self.remarks = Remarks(pass_name=mine.pass_name)
+        try:
+            out = self.whole(s, stmt, op, e, etype, loops, rows, inner, tree)
+            if out is not None and loops[:len(rows)] != rows:
+                # the rows inside a loop of terms (``for i: for j: y[j] = y[j] + A[i][j] *
+                # x[i]``) vectorise as they are: the terms at once only where that costs less
+                copy = Kernel(dict(before), (s,), self.k.params, self.k.inplace)
+                if cost(out) >= cost(Vectoriser(copy, Remarks()).block((s,))):
+                    self.k.syms.clear()
+                    self.k.syms.update(before)
+                    return None
+            mine.items.extend(self.remarks.items)
+            return out
+        finally:
+            self.remarks = mine
+
+    def whole(self, s, stmt, op: str, e, etype: str, loops: list, rows: list, inner: list,
+              tree: bool) -> tuple | None:
+        """The nest's terms as one vector, then a tree or the accumulation in order (:meth:`nest`),
+        with its remark; None when the terms do not vectorise."""
         loc = stmt.loc
         v = self.k.fresh("v")
         for order in _layouts(loops):  # V's dimensions: the loops in this order
@@ -251,7 +271,7 @@ class Reducer:
         for o in reversed(rows):
             step = replace(o, body=(step,))
         done = Vectoriser(self.k, Remarks()).block((step,))
-        what = f"for all {prod(trips[:n]):,} accumulators at once" if rows else "into one sum"
+        what = f"for all {prod(_trip(o) for o in rows):,} accumulators at once" if rows else "into one sum"
         self.remarks.done(s.loc, f"reduction of the nest over {', '.join(o.var for o in loops)} "
                           f"turned into a tree of {len(tree)} vector {NAMES[op]} {what}")
         return terms + tuple(tree) + done
