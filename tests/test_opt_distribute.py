@@ -134,9 +134,23 @@ def test_the_estimate_prices_a_vector_below_its_scalar_loop():
     vector = vectorise(scalar, Remarks())
     assert cost(vector.body) < cost(scalar.body) / 10
     # -O2's unroll takes the loop whole: no ADD and BLEZ per iteration; a longer one keeps them
-    assert cost(scalar.body) == 64 * 11.5
+    # (each iteration a PUTL of X[i] into Y[i] and a MUL)
+    assert cost(scalar.body) == 64 * 2 * 11.5
     long = kernel_of("input X: f64[5000]\noutput Y: f64[5000]\nfor i in 0 .. 5000 do {\n    Y[i] = X[i] * 2.0\n}\n")
-    assert cost(long.body) == 5000 * (11.5 + 22.0)
+    assert cost(long.body) == 5000 * (2 * 11.5 + 22.0)
+
+
+def test_the_estimate_counts_the_instructions_the_lowering_emits():
+    from inca.compiler.opt.estimate import instructions
+
+    def count(line: str) -> int:
+        k = kernel_of("input X: i64[4]\ninput Y: i64[4]\noutput T: i64\noutput s: i64\n" + line + "\n")
+        return instructions(k.body[0].target, k.body[0].value)
+    assert count("T = X[0]") == 1  # PUTL
+    assert count("s = s + X[0] * Y[0]") == 3  # PUTL t, MUL t, ADD s
+    assert count("T = X[0] * Y[0] + 3") == 3  # PUTL T, MUL T, ADD T
+    assert count("T = 3 + X[0] * Y[0]") == 4  # PUTL T, PUTL t, MUL t, ADD T
+    assert count("T = max(X[0], Y[0] + 1)") == 4
 
 
 def test_rows_mean_and_variance_are_distributed_at_Ofast_too():

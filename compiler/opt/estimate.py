@@ -1,8 +1,9 @@
 """A rough static estimate of a block's time, for passes that choose between two forms of a loop.
 
-It prices what the optimiser's lowering will emit by the scratchpad profile of MODEL.md: one
-instruction per operation of a scalar statement (a copy is one ``PUTL``), at 11.5 ns (between
-``PUTL``'s 11 and an ALU instruction's 12); a vector statement's instructions by the vector rule
+It prices what the optimiser's lowering will emit by the scratchpad profile of MODEL.md: the
+instructions of a statement (:func:`instructions`: its operations and the copies that start its
+value and each compound right operand), at 11.5 ns each (between ``PUTL``'s 11 and an ALU
+instruction's 12) for a scalar statement; a vector statement's instructions by the vector rule
 ``max(12, 4.5 + n/3)``; a counted loop its trip count times its body plus the two instructions a
 rotated loop spends per iteration, or without them when ``unroll`` will unroll it at -O2 (every
 pass that chooses by this estimate runs at -O2, and a loop of 16 vector additions priced with
@@ -29,6 +30,27 @@ def operations(e) -> int:
     is a copy, a negation and a ``MAX``)."""
     return sum((3 if isinstance(n, Call) and n.func == "abs" else 1) for n in nodes(e)
                if isinstance(n, (Binary, Compare, Call, Unary)))
+
+
+def _leaf(e) -> bool:
+    return not isinstance(e, (Binary, Compare, Call, Unary))
+
+
+def instructions(target, value) -> int:
+    """The instructions of ``target = value`` as the lowering emits them: each operation, a copy
+    that starts the value in the target (none when the value starts with the target itself,
+    ``s = s + e``), and one that starts each operand that is not a leaf in a temporary."""
+    ops = operations(value)
+    if ops == 0:
+        return 1
+    first = value
+    while not _leaf(first):
+        first = first.args[0] if isinstance(first, Call) else (
+            first.operand if isinstance(first, Unary) else first.left)
+    starts = sum(1 for n in nodes(value) if isinstance(n, (Binary, Compare)) and not _leaf(n.right))
+    starts += sum(1 for n in nodes(value) if isinstance(n, Call) and n.func in ("min", "max")
+                  and len(n.args) == 2 and not _leaf(n.args[1]))
+    return ops + starts + (0 if first == target else 1)
 
 
 def elements(target) -> int:
@@ -60,7 +82,7 @@ def cost(body: tuple, taken: bool = True) -> float:
         if isinstance(s, Assign):
             if isinstance(s.target, Name) and isinstance(s.value, Num):
                 continue  # (a loop variable's value after its loop: propagated, then dead)
-            total += max(1, operations(s.value)) * vector_ns(elements(s.target))
+            total += instructions(s.target, s.value) * vector_ns(elements(s.target))
         elif isinstance(s, For):
             lo, hi = const_int(s.lo), const_int(s.hi)
             trip = max(0, hi - lo) if lo is not None and hi is not None else UNKNOWN_TRIP
