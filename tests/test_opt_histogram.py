@@ -60,6 +60,14 @@ def test_an_index_that_may_leave_the_array_keeps_its_fault(index, why):
     assert_as_at_O0(text, {"X": XS})  # -O0 faults on a negative remainder or on 8 .. 15
 
 
+def test_a_clamped_bucket_is_known_to_stay_inside():
+    # ten buckets of width 10, the values below and above clamped into the first and the last
+    text = ("input X: i64[64]\noutput H: i64[10]\nfor i in 0 .. 64 do {\n"
+            "    H[min(max(X[i] / 10, 0), 9)] = H[min(max(X[i] / 10, 0), 9)] + 1\n}\n")
+    assert "counted per bucket: the index takes values 0 .. 9" in remarks(text, O2)
+    assert_as_at_O0(text, {"X": XS})
+
+
 def test_an_index_computed_from_i_alone_is_left_to_unroll():
     text = "input X: i64[64]\noutput S: i64[16]\nfor i in 0 .. 64 do {\n    S[i / 4] = S[i / 4] + X[i]\n}\n"
     assert "[histogram]" not in remarks(text, O2)
@@ -75,7 +83,10 @@ def test_value_ranges():
     assert value_range(Binary("&", Binary(">>", x, n(3)), n(3)), ranges) == (0, 3)
     assert value_range(Binary("%", x, n(8)), ranges) is None  # negative remainders
     assert value_range(Binary("%", Binary("&", x, n(255)), n(8)), ranges) == (0, 7)
-    assert value_range(Call("min", (Call("max", (x, n(0))), n(5))), ranges) is None
+    assert value_range(Call("min", (Call("max", (x, n(0))), n(5))), ranges) == (0, 5)
+    assert value_range(Call("max", (x, n(0))), ranges) is None  # (0 and up)
+    assert value_range(Call("max", (Call("min", (Binary("/", x, n(10)), n(9))), n(0))), ranges) == (0, 9)
+    assert value_range(Binary("+", Call("max", (x, n(0))), n(1)), ranges) is None  # may wrap
     assert value_range(Call("min", (Binary("&", x, n(9)), n(5))), ranges) == (0, 5)
     assert value_range(Binary("+", Compare(">", x, n(0)), Compare("<", x, n(9))), ranges) == (0, 2)
     assert value_range(Binary("-", Binary("*", i, n(3)), n(1)), ranges) == (-1, 26)
@@ -84,7 +95,8 @@ def test_value_ranges():
 
 
 _INDEXES = ("X[i] & 3", "(X[i] >> 60) & 3", "min(X[i] & 7, 3)", "(X[i] > 0) + (X[i] > 99)", "X[i] % 4",
-            "(X[i] & 255) % 4", "(X[i] & 15) / 4", "X[i] & 7")
+            "(X[i] & 255) % 4", "(X[i] & 15) / 4", "X[i] & 7", "min(max(X[i], 0), 3)",
+            "max(min(X[i] / 8, 3), 0)", "min(max(X[i], -1), 3)")
 
 
 @settings(max_examples=int(os.environ.get("INCA_HISTOGRAM_EXAMPLES", "60")), deadline=None)

@@ -42,6 +42,16 @@ MAX_BUCKETS = 64
 def value_range(e, ranges: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
     """The least and greatest value an i64 expression can take, the loop variables in ``ranges``
     running over ``lo .. hi``, where simple bounds show it (None: not known)."""
+    lo, hi = _bounds(e, ranges)
+    return None if lo is None or hi is None else (lo, hi)
+
+
+Bound = tuple[int | None, int | None]
+
+
+def _bounds(e, ranges: dict[str, tuple[int, int]]) -> Bound:
+    """A least and a greatest value of e, each None where not known (``max(x, 0)`` has only
+    the first; ``min`` of that and 9 both)."""
     match e:
         case Num(value=v, is_float=False):
             return int(v), int(v)
@@ -50,32 +60,32 @@ def value_range(e, ranges: dict[str, tuple[int, int]]) -> tuple[int, int] | None
         case Compare():
             return 0, 1
         case Call(func="min" | "max" as f, args=(a, b)):
-            ra, rb = value_range(a, ranges), value_range(b, ranges)
-            if ra is None or rb is None:
-                # min(x, k) is at most k and max(x, k) at least k, but that is only half a range
-                return None
-            pick = min if f == "min" else max
-            return pick(ra[0], rb[0]), pick(ra[1], rb[1])
+            (la, ha), (lb, hb) = _bounds(a, ranges), _bounds(b, ranges)
+            if f == "min":  # at most either's greatest; at least the lesser least
+                his = [h for h in (ha, hb) if h is not None]
+                return (min(la, lb) if None not in (la, lb) else None), (min(his) if his else None)
+            los = [x for x in (la, lb) if x is not None]
+            return (max(los) if los else None), (max(ha, hb) if None not in (ha, hb) else None)
         case Binary(op=op, left=a, right=b):
-            ra, rb = value_range(a, ranges), value_range(b, ranges)
+            (la, ha), (lb, hb) = _bounds(a, ranges), _bounds(b, ranges)
             if op == "&":  # x & k lies in 0 .. k for any x when k >= 0
-                bounds = [r[1] for r in (ra, rb) if r is not None and r[0] >= 0]
-                return (0, min(bounds)) if bounds else None
-            if ra is None or rb is None:
-                return None
-            if op == "%" and ra[0] >= 0 and rb[0] > 0:
-                return 0, min(ra[1], rb[1] - 1)
-            if op in (">>", "/") and ra[0] >= 0 and rb[0] == rb[1] and (
-                    0 <= rb[0] < 64 if op == ">>" else rb[0] > 0):
-                f = (lambda x: x >> rb[0]) if op == ">>" else (lambda x: x // rb[0])
-                return f(ra[0]), f(ra[1])
-            if op in ("+", "-", "*"):
+                his = [h for lo_, h in ((la, ha), (lb, hb)) if lo_ is not None and lo_ >= 0 and h is not None]
+                if his:
+                    return 0, min(his)
+                return (0, None) if la is not None and lb is not None and min(la, lb) >= 0 else (None, None)
+            if op == "%" and la is not None and la >= 0 and lb is not None and lb > 0 and hb is not None:
+                return 0, (hb - 1 if ha is None else min(ha, hb - 1))
+            if op in (">>", "/") and None not in (la, ha) and la >= 0 and lb == hb and lb is not None \
+                    and (0 <= lb < 64 if op == ">>" else lb > 0):
+                f = (lambda x: x >> lb) if op == ">>" else (lambda x: x // lb)
+                return f(la), f(ha)
+            if op in ("+", "-", "*") and None not in (la, ha, lb, hb):
                 if op == "-":
-                    rb = (-rb[1], -rb[0])
-                ends = [x * y for x in ra for y in rb] if op == "*" else [ra[0] + rb[0], ra[1] + rb[1]]
-                lo, hi = min(ends), max(ends)
-                return (lo, hi) if I64_MIN <= lo and hi <= I64_MAX else None
-    return None
+                    lb, hb = -hb, -lb
+                ends = [x * y for x in (la, ha) for y in (lb, hb)] if op == "*" else [la + lb, ha + hb]
+                if I64_MIN <= min(ends) and max(ends) <= I64_MAX:  # (no wrap-around)
+                    return min(ends), max(ends)
+    return None, None
 
 
 class Histograms:
