@@ -40,16 +40,22 @@ def instructions(target, value) -> int:
     """The instructions of ``target = value`` as the lowering emits them: each operation, a copy
     that starts the value in the target (none when the value starts with the target itself,
     ``s = s + e``), and one that starts each operand that is not a leaf in a temporary."""
-    ops = operations(value)
+    ops = starts = 0
+    for n in nodes(value):  # (one walk: this runs for every statement of every trial)
+        if isinstance(n, (Binary, Compare)):
+            ops += 1
+            starts += not _leaf(n.right)
+        elif isinstance(n, Call):
+            ops += 3 if n.func == "abs" else 1
+            starts += n.func in ("min", "max") and len(n.args) == 2 and not _leaf(n.args[1])
+        elif isinstance(n, Unary):
+            ops += 1
     if ops == 0:
         return 1
     first = value
     while not _leaf(first):
         first = first.args[0] if isinstance(first, Call) else (
             first.operand if isinstance(first, Unary) else first.left)
-    starts = sum(1 for n in nodes(value) if isinstance(n, (Binary, Compare)) and not _leaf(n.right))
-    starts += sum(1 for n in nodes(value) if isinstance(n, Call) and n.func in ("min", "max")
-                  and len(n.args) == 2 and not _leaf(n.args[1]))
     return ops + starts + (0 if first == target else 1)
 
 
