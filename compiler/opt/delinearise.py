@@ -21,7 +21,6 @@ loop passes that follow (tried on a copy) is lower.
 from __future__ import annotations
 
 from ..incaq.ast import Assign, Binary, For, If, Name, Num, nodes
-from ..incaq.checked import Sym
 from .distribute import after_loop_passes
 from .ir import Kernel, affine_expr, const_int, is_plain, map_exprs_in, map_stmts, own_exprs, \
     stmts, substitute
@@ -54,7 +53,7 @@ class Delineariser:
                                     f"bounds {lo} .. {hi}")
             return (s,)
         loc = s.loc
-        q, r = self.scalar(f"{s.var}_q"), self.scalar(f"{s.var}_r")
+        q, r = self.k.fresh_scalar(f"{s.var}_q"), self.k.fresh_scalar(f"{s.var}_r")
 
         def split(e):
             if isinstance(e, Binary) and e.op in ("/", "%") and e.left == Name(s.var) \
@@ -72,11 +71,6 @@ class Delineariser:
         self.remarks.done(s.loc, f"loop over {s.var} made a nest over {q} (= {s.var} / {c}) and "
                           f"{r} (= {s.var} % {c}), so that its indices are affine")
         return nest
-
-    def scalar(self, stem: str) -> str:
-        name = self.k.fresh(stem)
-        self.k.syms[name] = Sym(name, "scalar", "i64", implicit=True)
-        return name
 
 
 def delinearise(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:

@@ -145,8 +145,7 @@ class Gatherer:
                         and affine(e.indices[0], self.k.syms) is None \
                         and any(isinstance(n, Index) for n in nodes(e.indices[0])) \
                         and cannot_fault(e.indices[0], self.k, s, lo, hi):
-                    name = self.k.fresh("at")
-                    self.k.syms[name] = Sym(name, "scalar", "i64", implicit=True)
+                    name = self.k.fresh_scalar("at")
                     made.append(Assign(Name(name, e.loc), e.indices[0], e.loc))
                     return replace(e, indices=(Name(name, e.loc),))
                 return e

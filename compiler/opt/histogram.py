@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..incaq.ast import Assign, Binary, Call, Compare, For, Index, Name, Num, nodes
-from ..incaq.checked import Sym, type_of
+from ..incaq.checked import type_of
 from .distribute import after_loop_passes
 from .estimate import cost
 from .ir import I64_MAX, I64_MIN, Kernel, cannot_fault, const_int, is_plain, map_stmts, \
@@ -127,7 +127,7 @@ class Histograms:
         if not (cannot_fault(e, self.k, s, lo, hi) and cannot_fault(w, self.k, s, lo, hi)):
             return (s,)
         loc = stmt.loc
-        b = self._fresh_var(s)
+        b = self.k.fresh_scalar("bucket")
         hit = Compare("==", e, Name(b, loc), loc)
         one = isinstance(w, Num) and not w.is_float and w.value == 1
         term = hit if one else Binary("*", hit, w, loc)
@@ -141,12 +141,6 @@ class Histograms:
         self.remarks.done(s.loc, f"accumulation into {where} counted per bucket: the index takes "
                           f"values {a} .. {z}, and each bucket's terms are a reduction")
         return (nest,)
-
-    def _fresh_var(self, s: For) -> str:
-        """The bucket loop's variable: a new i64 scalar of the kernel's."""
-        name = self.k.fresh("bucket")
-        self.k.syms[name] = Sym(name, "scalar", "i64", implicit=True)
-        return name
 
 
 def histogram(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:

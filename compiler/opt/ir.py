@@ -68,6 +68,12 @@ class Kernel:
             n += 1
         return f"{stem}{n}"
 
+    def fresh_scalar(self, stem: str) -> str:
+        """A new kernel-private i64 scalar (a loop variable or a position a pass makes)."""
+        name = self.fresh(stem)
+        self.syms[name] = Sym(name, "scalar", "i64", implicit=True)
+        return name
+
     def visible(self, name: str) -> bool:
         """Whether the host sees a location (so its final value matters)."""
         return self.syms[name].role in ("output", "inout")

@@ -52,15 +52,12 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
         return None
     loc = s.loc
     written = names_written(s.body)
-    f, q = k.fresh(f"{b}_left"), k.fresh(f"{b}_quot")
-    for name in (f, q):
-        k.syms[name] = Sym(name, "scalar", "i64", implicit=True)
+    f, q = k.fresh_scalar(f"{b}_left"), k.fresh_scalar(f"{b}_quot")
     products: dict = {}  # invariant factor -> its counter's name
 
     def counter(factor) -> str:
         if factor not in products:
-            name = products[factor] = k.fresh(f"{b}_step")
-            k.syms[name] = Sym(name, "scalar", "i64", implicit=True)
+            products[factor] = k.fresh_scalar(f"{b}_step")
         return products[factor]
 
     def rewrite(e):
