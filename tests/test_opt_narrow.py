@@ -53,7 +53,7 @@ def test_shapes_broadcast_as_numpy_aligned_on_the_right():
 
 
 _PARTS = ("x[j] * 2.0", "(x[j] + y[i]) * 0.5", "max(x[j], 1.0) - x[j]", "abs(y[i])", "y[i] / (x[j] + 1.0)",
-          "A[i][j]", "x[j] * x[j] - 3.0", "min(y[i], 0.0)")
+          "A[i][j]", "x[j] * x[j] - 3.0", "min(y[i], 0.0)", "A[i][j] * (x[j] > 0.5)", "(y[i] <= x[0]) - A[i][j]")
 
 
 @settings(max_examples=int(os.environ.get("INCA_NARROW_EXAMPLES", "60")), deadline=None)

@@ -13,6 +13,10 @@ temporary V (by the vectoriser); what is left is the accumulation:
 
 A conditional sum ``if c then T = T + e`` is taken as ``T = T + c * e`` (rule ``if-add``) when
 that is exact and becomes a tree (:meth:`Reducer.conditional`).
+
+A perfect nest whose loops choose the accumulator (rows) and give its terms is reduced whole
+first (:meth:`Reducer.nest`): its terms as one vector of the nest's shape, halved together as a
+tree or added in order, every accumulator at once.
 """
 from __future__ import annotations
 
@@ -178,13 +182,16 @@ class Reducer:
         return terms + (For(s.var, s.lo, s.hi, (step,), s.loc),)
 
     def nest(self, s) -> tuple | None:
-        """A perfect nest whose outer loops choose the accumulator and whose inner loops give
-        its terms, ``for b: for i: D[b] = D[b] OP e(b, i)``, when OP is a tree in the type: the
-        terms of every accumulator at once as one vector V[b][i], the inner dimensions halved
-        together (``V[:][0:h] = V[:][0:h] OP V[:][n-h:n]``), then ``D[b] = D[b] OP V[b][0]``
-        for every b. Any two accumulators that are one element get their sums in some order,
-        which a tree's OP allows. None (the nest as it is) when the nest is not one or its terms
-        do not vectorise."""
+        """A perfect nest some of whose loops choose the accumulator (the rows) while the others
+        give its terms, ``for b: for i: D[b] = D[b] OP e(b, i)``: the terms of every accumulator
+        at once as one vector V[b][i], then, when OP is a tree in the type, the dimensions of the
+        terms halved together (``V[:][0:h] = V[:][0:h] OP V[:][n-h:n]``) and ``D[b] = D[b] OP
+        V[b][0]`` for every b (accumulators that are one element get their sums in some order,
+        which a tree's OP allows); otherwise ``D[b] = D[b] OP V[b][i]`` for each i in order,
+        every b at once, when distinct rows store distinct elements and e is not an operand
+        (interchange reads that where it is). Rows inside a loop of terms vectorise as they are,
+        so there this is done only where the estimate is lower. None (the nest as it is) when
+        the nest is not one or its terms do not vectorise."""
         loops = perfect_nest(s)
         if loops is None or not is_plain(loops[-1].body):
             return None
@@ -250,7 +257,7 @@ class Reducer:
         last, op = op, "+" if op == "-" else op
         if last == "-" and etype == "i64":
             identity("sub-sum")
-        tree = []
+        halves = []
         summed = [d for d, o in enumerate(order) if o in inner]
         for d in reversed(summed):  # the last first: the summed dimensions after d are then
             # down to their first element
@@ -263,7 +270,7 @@ class Reducer:
             m = _trip(order[d])
             while m > 1:
                 h = m // 2
-                tree.append(Assign(part(0, h=h), combine(op, part(0, h=h), part(m - h, h=h), loc), loc))
+                halves.append(Assign(part(0, h=h), combine(op, part(0, h=h), part(m - h, h=h), loc), loc))
                 m -= h
         first = Index(v, tuple(Num(0, False, loc) if o in inner else p
                                for o, p in zip(order, _positions(order, loc))), loc)
@@ -273,8 +280,8 @@ class Reducer:
         done = Vectoriser(self.k, Remarks()).block((step,))
         what = f"for all {prod(_trip(o) for o in rows):,} accumulators at once" if rows else "into one sum"
         self.remarks.done(s.loc, f"reduction of the nest over {', '.join(o.var for o in loops)} "
-                          f"turned into a tree of {len(tree)} vector {NAMES[op]} {what}")
-        return terms + tuple(tree) + done
+                          f"turned into a tree of {len(halves)} vector {NAMES[op]} {what}")
+        return terms + tuple(halves) + done
 
     def in_order(self, stmt, op: str, v: str, order: tuple, rows: list, inner: list) -> tuple:
         """``D[b] = D[b] OP V[b][i]`` for each i in order, every b at once: each accumulator
