@@ -116,8 +116,10 @@ def _clamp(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
     or an element): one ALU instruction for a compare and a branch. K is evaluated once instead
     of twice, to the same value (it reads nothing of x's and calls no function), and x's index
     is evaluated as often as before, so only the order of faults may change. Exact for i64 (rules ``clamp<`` ... ``clamp>=``); for f64,
-    max(-0.0, 0.0) is 0.0 where the branch keeps -0.0 and max(x, NaN) is NaN where it keeps x, so
-    only with a constant K other than 0, or with -Ofast's flags (zeros' signs ignored, no NaN)."""
+    max(-0.0, 0.0) is 0.0 where the branch keeps -0.0, max(x, NaN) is NaN where it keeps x, and a
+    NaN x keeps its own bits (a sign bit set) where MAX gives the canonical NaN, so only with
+    -Ofast's flags (zeros' signs ignored, no NaN): a constant K other than 0 was taken as exact
+    until the kernel fuzzer met -inf - -inf."""
     if not (isinstance(s, If) and not s.orelse and len(s.then) == 1):
         return (s,)
     c, a = s.cond, s.then[0]
@@ -136,8 +138,7 @@ def _clamp(s, k: Kernel, remarks: Remarks, flags: frozenset[str]) -> tuple:
             or any(isinstance(n, Seq) for e in (bound, x) for n in nodes(e)):
         return (s,)
     name = show.expr(x)
-    if dtype == "f64" and not (FAST_MATH <= flags
-                               or isinstance(bound, Num) and float(bound.value) != 0.0):
+    if dtype == "f64" and not FAST_MATH <= flags:
         remarks.missed(s.loc, f"if on {name} kept as a branch: as {'max' if op in ('<', '<=') else 'min'} "
                        "it would differ on NaN and on -0.0 (use -Ofast)")
         return (s,)
@@ -361,21 +362,16 @@ def _select(s, k: Kernel, remarks: Remarks, flags: frozenset[str], loop: For | N
             func = "min" if (c.op in ("<", "<=")) != swapped else "max"
             rule = f"select{c.op}" + ("-swapped" if swapped else "")
             value = Call(func, (c.left, c.right), loc)
-    exact, nested = False, False  # (an f64 min or max that is exact without -Ofast)
     if value is None and isinstance(c, Compare):
         value, func, rule = _nested_clamp(c, a, b) or (None, None, None)
-        nested = value is not None
-        exact = nested and all(float(n.value) != 0.0 for n in (a, value.args[0].args[1]))
-    elif func in ("min", "max") and isinstance(a, Num) and float(a.value) != 0.0 and b in (c.left, c.right):
-        # the then arm a nonzero constant, the else arm the other operand x: NaN fails the test,
-        # so both give x; and no -0.0 meets a nonzero constant
-        exact = True
     if value is None:
         return (s,)
     name = show.expr(t)
     if dtype == "f64":
-        if not (FAST_MATH <= flags or exact):
-            differs = "-0.0" if func == "abs" or nested else "NaN and on -0.0"
+        # (not even with a nonzero constant arm: a NaN x fails the test and keeps its own bits,
+        # sign included, where MIN and MAX give the canonical NaN)
+        if not FAST_MATH <= flags:
+            differs = "-0.0" if func == "abs" else "NaN and on -0.0"
             remarks.missed(loc, f"if/else on {name} kept as a branch: as {func} it would differ "
                            f"on {differs} (use -Ofast)")
             return (s,)
@@ -390,8 +386,7 @@ def _nested_clamp(c: Compare, a, b) -> tuple | None:
     """(value, func, rule) of a clamp written as two selects, its inner one already a min or a
     max: ``if x < k then k else min(x, h)`` is ``max(min(x, h), k)`` and ``if x > h then h else
     max(x, k)`` is ``min(max(x, k), h)``, k and h constants with k <= h (rules ``clamp-select<``
-    ... ``clamp-select>=``). For f64 without -Ofast only with k and h nonzero: a NaN x fails the
-    test and is the result of both, and no -0.0 meets a nonzero constant."""
+    ... ``clamp-select>=``). For f64 only at -Ofast, as every select made a min or a max."""
     if isinstance(c.right, Num):
         x, op, bound = c.left, c.op, c.right
     elif isinstance(c.left, Num):
