@@ -1,8 +1,8 @@
-"""Conditions with ``and``, ``or`` and ``not`` as values (``ir.truth_bits``): where if-conversion
+"""Conditions with ``and``, ``or`` and ``not`` as values (``conditions.truth_bits``): where if-conversion
 turns a condition into a number (a count, a 1/0 select, arithmetic arms, a conditional sum, a
 conditional append), ``a and b`` is ``a & b``, ``a or b`` is ``a | b`` and ``not`` a negated
 compare or ``^ 1``, so the loop has no branch and vectorises; only where what short-circuiting
-skips cannot fault (``ir.eager_safe``). Random conditions against -O0 (60 in the suite,
+skips cannot fault (``conditions.eager_safe``). Random conditions against -O0 (60 in the suite,
 ``INCA_TRUTH_EXAMPLES=N`` for more)."""
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from test_opt_programs import close, same
 
 from inca.compiler.incaq.ast import Binary, BoolOp, Compare, Name, Not, Num
 from inca.compiler.incaq.checked import Sym
-from inca.compiler.opt.ir import truth_bits
+from inca.compiler.opt.conditions import truth_bits
 from inca.interpreter.engine import RuntimeFault
 
 HEAD = "input X: i64[64]\ninput Z: f64[64]\n"

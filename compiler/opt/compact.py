@@ -22,8 +22,8 @@ budget.
 The condition vector: ``X REL K`` with a constant K becomes ``M = M REL' X`` over a vector M
 whose initial value is K (``K REL' X`` is ``X REL K``: rule ``cmp-swap``), so it costs one vector
 instruction; any other compare is computed as a vector the ordinary way, and a condition with
-``and``, ``or`` and ``not`` as its truth bits (:func:`.ir.truth_bits`), only when nothing they
-would skip can fault (:func:`.ir.eager_safe`: computing it first must not fault where -O0 would
+``and``, ``or`` and ``not`` as its truth bits (:func:`.conditions.truth_bits`), only when nothing they
+would skip can fault (:func:`.conditions.eager_safe`: computing it first must not fault where -O0 would
 not).
 
 Every store, value and fault of -O0 happens, in the same order for each element of B; only the
@@ -39,8 +39,9 @@ from dataclasses import replace
 
 from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num, nodes
 from ..incaq.checked import IfExpr, Jump, Mark, Seq, Sym, type_of
-from .ir import Kernel, const_int, eager_safe, is_plain, names_read, names_written, own_exprs, \
-    stmts, substitute, truth_bits, write_counts
+from .conditions import eager_safe, truth_bits
+from .ir import Kernel, const_int, is_plain, names_read, names_written, own_exprs, stmts, \
+    substitute, write_counts
 from .remarks import Remarks
 from .rules import SWAPPED, identity
 

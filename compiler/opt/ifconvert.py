@@ -29,8 +29,9 @@ from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr,
                          Unary, nodes)
 from ..incaq.checked import Seq, type_of
 from . import show
-from .ir import Kernel, affine, cannot_fault, const_int, eager_safe, is_plain, map_stmts, map_stmts_looped, \
-    names_read, nonzero_guard, own_exprs, safe_divisions, stmts, truth_bits, write_counts
+from .conditions import eager_safe, nonzero_guard, safe_divisions, truth_bits
+from .ir import Kernel, affine, cannot_fault, const_int, is_plain, map_stmts, map_stmts_looped, \
+    names_read, own_exprs, stmts, write_counts
 from .remarks import Remarks
 from .rules import FAST_MATH, NEGATED, SWAPPED, identity
 
@@ -326,7 +327,7 @@ def _select(s, k: Kernel, remarks: Remarks, flags: frozenset[str], loop: For | N
     ``select-abs>``, ``select-abs>=``). c's operands are evaluated either way, so no fault moves.
     Exact for i64; for f64, min, max and abs differ on NaN or -0.0, so only with -Ofast's flags
     (a missed remark otherwise). A condition with ``and``, ``or`` or ``not`` takes arms 1 and 0
-    (or 0 and 1) only, as its :func:`.ir.truth_bits`, in a counted ``loop`` where what
+    (or 0 and 1) only, as its :func:`.conditions.truth_bits`, in a counted ``loop`` where what
     short-circuiting skips cannot fault."""
     arms = _arms(s)
     if arms is None:
@@ -407,7 +408,7 @@ def _nested_clamp(c: Compare, a, b) -> tuple | None:
 
 def _arith_select(s, k: Kernel, loop: For, lo: int, hi: int) -> Assign | None:
     """``if c then { T = a } else { T = b }`` on an i64 T as ``T = b + c * (a - b)`` (rule
-    ``select-arith``, wrapping; c as its :func:`.ir.truth_bits`): both arms are evaluated now,
+    ``select-arith``, wrapping; c as its :func:`.conditions.truth_bits`): both arms are evaluated now,
     and all of c, so none of them may fault anywhere in the loop's range."""
     arms = _arms(s)
     if arms is None:
@@ -429,7 +430,7 @@ def _arith_select(s, k: Kernel, loop: For, lo: int, hi: int) -> Assign | None:
 def _guarded(c, a, b, syms) -> tuple:
     """The arms of a select on ``n != 0`` (``n == 0``: the else arm) with each i64 division or
     remainder by n in the arm taken where n != 0 dividing by ``n + (n == 0)`` instead
-    (:func:`.ir.safe_divisions`): the same value there, and no fault where the arm is not taken
+    (:func:`.conditions.safe_divisions`): the same value there, and no fault where the arm is not taken
     but now evaluated (``if Y[i] != 0 then Z[i] = X[i] / Y[i] else Z[i] = 0``)."""
     return safe_divisions(a, nonzero_guard(c, True), syms), safe_divisions(b, nonzero_guard(c, False), syms)
 
@@ -451,7 +452,7 @@ def _zero(e) -> bool:
 def _step(s, k: Kernel, remarks: Remarks, loop: For | None) -> tuple:
     """``if c then x = x + 1`` (``- 1``) on an i64 scalar x is ``x = x + c`` (rules ``if-inc``,
     ``if-dec``): c is evaluated once either way, and the step cannot fault. A condition with
-    ``and``, ``or`` or ``not`` is added as its :func:`.ir.truth_bits`, in a counted ``loop``
+    ``and``, ``or`` or ``not`` is added as its :func:`.conditions.truth_bits`, in a counted ``loop``
     where what short-circuiting skips cannot fault."""
     if not (isinstance(s, If) and not s.orelse and len(s.then) == 1
             and (isinstance(s.cond, Compare) or eager_safe(s.cond, k, loop))):

@@ -26,9 +26,10 @@ from math import prod
 
 from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num
 from ..incaq.checked import Sym, type_of
+from .conditions import truth_bits
 from .dependence import distinct_stores
 from .ir import Kernel, Span, affine, affine_expr, assigned_before_read, cannot_fault, const_int, \
-    is_plain, map_stmts, map_stmts_topdown, names_read, names_written, perfect_nest, truth_bits
+    is_plain, map_stmts, map_stmts_topdown, names_read, names_written, perfect_nest
 from . import show
 from .remarks import Remarks
 from .estimate import cost

@@ -117,7 +117,7 @@ IDENTITIES: tuple[Identity, ...] = (
              "n", "ifconvert"),
     Identity("safe-divisor-nonzero", "i64", ("bool", ("==", ("+", "n", ("bool", ("==", "n", 0))), 0)),
              0, "ifconvert"),
-    # a condition's truth as a value without a branch (ir.truth_bits): `and` is &, `or` is |,
+    # a condition's truth as a value without a branch (conditions.truth_bits): `and` is &, `or` is |,
     # `not` is ^ 1 or, for i64 operands, the negated relation
     Identity("and-bits", "i64", ("bool", ("and", "c", "d")), ("&", ("bool", "c"), ("bool", "d")),
              "ifconvert"),
