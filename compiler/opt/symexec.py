@@ -293,6 +293,8 @@ class Machine:
                     taken, _ = self.run(state.copy(), ins.target, join)
                     fall, _ = self.run(state.copy(), pc + 1, join)
                     state = _merge(cond, taken, fall)
+                if join == len(instrs) + 1:  # the exit: every path ended at an END
+                    return state, join
                 pc = join
                 continue
             self.data(ins, state)
