@@ -218,7 +218,7 @@ def test_a_moved_value_faults_as_it_did_where_it_was():
 
 
 UNPACK = ("input n: i64\ninput bl: i64\ninput st: i64\ninput P: f64[12]\ninout M: f64[30]\n"
-          "for i in 2 .. n do {\n    disp = (i / bl) * st + i % bl\n    M[disp] = P[i]\n}\n")
+          "for i in 0 .. n do {\n    disp = (i / bl) * st + i % bl\n    M[disp] = P[i]\n}\n")
 
 
 @pytest.mark.parametrize("bl, st", ((3, 2), (1, 2), (5, 2), (-2, -2)))
@@ -226,6 +226,16 @@ def test_strength_reduction_is_exact_on_both_versions(bl, st):
     inputs = {"n": [12], "bl": [bl], "st": [st], "P": [float(x) for x in range(12)], "M": [0.0] * 30}
     assert run(UNPACK, O1, inputs).outputs == run(UNPACK, None, inputs).outputs
     assert "i / bl and i % bl in the loop over i became counters" in remarks(UNPACK, O1)
+
+
+def test_strength_reduction_only_where_no_run_is_slower():
+    """From 2 the counters' first values would take a division, a remainder and a product; and
+    `i / b` alone saves less than its wrap-around costs when b is 1 (tests/test_opt_runtime_trips.py
+    checks the times)."""
+    assert "became counters" not in remarks(UNPACK.replace("0 .. n", "2 .. n"), O1)
+    alone = UNPACK.replace("(i / bl) * st + i % bl", "i / bl")
+    assert "wrap-around costs 5 instructions an iteration, more than the 2 they replace" in \
+        remarks(alone, O1)
 
 
 def test_strength_reduction_still_faults_on_a_zero_divisor():

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ..incaq.ast import Assign, Binary, Call, DoWhile, For, If, Index, Loop, Name, While, nodes
 from ..incaq.checked import Seq, TailLoop
-from .ir import Kernel, Span, affine, const_int, names_written, own_exprs, stmts
+from .ir import Kernel, Span, affine, const_int, free_reads, names_written, own_exprs, stmts
 from .remarks import Remarks
 
 
@@ -76,8 +76,13 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
     # round needs no walk over the whole kernel (compact.py's chains are thousands of statements)
     reads: dict[str, int] = {}
     _count_reads(stmts(body), reads, 1)
+    # scalars read only inside for loops over them, each setting them first: their assignments
+    # elsewhere (a loop's last value, strength.py's `i = lo` where the loop runs no time) are dead
+    free = free_reads(body)
+    loop_only = {n for n, sym in k.syms.items()
+                 if sym.role == "var" and sym.kind == "scalar" and reads.get(n) and not free.get(n)}
     while True:
-        unread = {n for n, sym in k.syms.items() if sym.role == "var" and not reads.get(n)}
+        unread = {n for n, sym in k.syms.items() if sym.role == "var" and not reads.get(n)} | loop_only
         if not unread:
             break
 
@@ -105,10 +110,15 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
         body = new
         _count_reads(gone, reads, -1)
     for loc, names in removed.items():
-        n = len(names)
-        named = sorted(set(names))
-        remarks.done(loc, f"removed {n} assignment{'s' if n != 1 else ''} to {', '.join(named)}: "
-                     f"nothing reads {'it' if len(named) == 1 else 'them'}")
+        for group in (sorted(set(names) - loop_only), sorted(set(names) & loop_only)):
+            if not group:
+                continue
+            n = sum(names.count(g) for g in group)
+            it = "it" if len(group) == 1 else "them"
+            why = f"nothing reads {it}" if group[0] not in loop_only else \
+                f"only for loops over {it} read {it}, each setting {it} first"
+            remarks.done(loc, f"removed {n} assignment{'s' if n != 1 else ''} to {', '.join(group)}: "
+                         f"{why}")
     return k.but(body)
 
 

@@ -243,6 +243,32 @@ def read_counts(body) -> dict[str, int]:
     return out
 
 
+def free_reads(body) -> dict[str, int]:
+    """:func:`read_counts` without the reads of a loop variable inside its own ``for`` loops:
+    those loops set the variable before their body runs (canon leaves ``for`` only to loops whose
+    body does not write it), so a scalar read nowhere else never has its value read after a loop
+    or an assignment outside them."""
+    out: dict[str, int] = {}
+    _free_reads(body, out, frozenset())
+    return out
+
+
+def _free_reads(body, out: dict[str, int], bound: frozenset) -> None:
+    for s in body:
+        for x in own_exprs(s):
+            for n in nodes(x):
+                if isinstance(n, Name) and n.id not in bound:
+                    out[n.id] = out.get(n.id, 0) + 1
+        match s:
+            case For(var=v, body=b):
+                _free_reads(b, out, bound | {v})
+            case While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
+                _free_reads(b, out, bound)
+            case If(then=t, orelse=o):
+                _free_reads(t, out, bound)
+                _free_reads(o, out, bound)
+
+
 def written_name(s) -> str | None:
     """The name one statement assigns (a for loop its variable), or None."""
     match s:
@@ -403,14 +429,18 @@ def safe_divisor_of(e) -> Expr | None:
     return None
 
 
-def uses_outside_index(body, name: str) -> bool:
-    """Whether ``name`` is assigned, or read anywhere but inside an index expression."""
+def uses_outside_index(body, name: str, syms: dict[str, Sym] | None = None) -> bool:
+    """Whether ``name`` is assigned, or read anywhere but inside an index expression (with
+    ``syms``: anywhere but inside an affine one, which fire-time addressing computes; another is
+    computed into a temporary, a value like any other)."""
     def value_use(e) -> bool:
         stack = [e]
         while stack:
             n = stack.pop()
             if isinstance(n, Name) and n.id == name:
                 return True
+            if isinstance(n, Index) and syms is not None:
+                stack.extend(ix for ix in n.indices if not isinstance(ix, Span) and affine(ix, syms) is None)
             if isinstance(n, (Index, Span)):
                 continue  # a use inside an index is an address, not a value
             if hasattr(n, "__dataclass_fields__"):
@@ -423,8 +453,8 @@ def uses_outside_index(body, name: str) -> bool:
             case Assign(target=Name(id=n), value=v):
                 if n == name or value_use(v):
                     return True
-            case Assign(value=v):
-                if value_use(v):
+            case Assign(target=t, value=v):
+                if value_use(v) or (syms is not None and value_use(t)):
                     return True
             case _:
                 if any(value_use(x) for x in own_exprs(s)):

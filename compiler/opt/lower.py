@@ -18,13 +18,16 @@ outputs bit for bit.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...lang.isa import lookup
-from ...lang.program import Affine, Imm, Ref, Slice
-from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Num, While, nodes
-from ..incaq.checked import Checked, Jump, Seq, Sym
+from ...lang.program import Affine, Imm, Instr, Ref, Slice
+from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, DoWhile, For, If, IfExpr, Index, Loop, Name,
+                         Num, Unary, While, nodes)
+from ..incaq.checked import Checked, Jump, Mark, Seq, Sym, TailLoop
 from ..incaq.lower import REL, Lowerer, _binary_parts, _Label
-from .ir import I64_MAX, I64_MIN, Span, affine, const_int, is_plain, names_read, names_written, read_counts, \
-    substitute, uses_outside_index
+from .ir import I64_MAX, I64_MIN, Span, affine, const_int, free_reads, is_plain, names_read, names_written, \
+    own_exprs, stmts, substitute, uses_outside_index
 
 
 def _i64_condition(c, syms) -> bool:
@@ -42,8 +45,13 @@ class OptLowerer(Lowerer):
     def __init__(self, checked: Checked, name: str, inplace=frozenset(), aliases=None):
         super().__init__(checked, name, inplace, aliases)
         self.vshape: tuple[int, ...] = ()
-        self.reads_total = read_counts(checked.body)
+        self.free_reads = free_reads(checked.body)  # see live_after
         self.cold: list[tuple] = []  # rare paths, after END
+        self.facts: list[Compare] = []  # see stmt
+        self.use_facts = not any(isinstance(x, Mark) or any(isinstance(n, Seq) for e in own_exprs(x)
+                                                           for n in nodes(e))
+                                 for x in stmts(checked.body))
+        self.pending: dict[int, Compare] = {}  # id of an if's then-arm -> its condition
 
     def eager_bool(self, right) -> bool:
         # A right side that needs instructions of its own costs its own plus an AND/OR when both
@@ -176,6 +184,11 @@ class OptLowerer(Lowerer):
             if c.value == 0:
                 self.emit("JMP", target=target)
             return
+        x = _positive_test(c, self.syms)
+        if x is not None:  # x > 0 is false exactly where BLEZ x jumps (i64: no NaN)
+            self.loc = c.loc
+            self.emit("BLEZ", self.operand(x), None, target)  # (affine indices: no temporary)
+            return
         super().branch_false(c, target)
 
     def branch_true(self, c, target) -> None:
@@ -187,7 +200,45 @@ class OptLowerer(Lowerer):
 
     # ---- loops ---------------------------------------------------------------------------------
 
+    def stmts(self, body) -> None:
+        """As at -O0; the then-arm of an ``if`` whose condition can be a fact (:meth:`stmt`) is
+        lowered knowing it."""
+        fact = self.pending.pop(id(body), None) if self.pending else None
+        if fact is None:
+            super().stmts(body)
+            return
+        outside = self.facts
+        self.facts = [*outside, fact]
+        super().stmts(body)
+        self.facts = outside
+
     def stmt(self, s) -> None:
+        """Lower one statement, keeping :attr:`facts`: the i64 compares of scalars and constants
+        known true here (the conditions of the ``if`` arms around it, until a statement assigns
+        what one reads). A loop forgets those its body may make false before its body. None are
+        kept in a kernel with labels (a jump may arrive from where none holds) or inlined calls
+        in expressions (their statements assign what no statement shows)."""
+        if not self.use_facts:
+            self._stmt(s)
+            return
+        if isinstance(s, If) and s.then and _fact(s.cond, self.syms):
+            self.pending[id(s.then)] = s.cond
+        if self.facts and isinstance(s, (For, While, DoWhile, Loop, TailLoop)):
+            self._forget(names_written((s,)))
+        self._stmt(s)
+        if self.facts:
+            self._forget(names_written((s,)))
+
+    def _forget(self, written: set[str]) -> None:
+        self.facts = [f for f in self.facts if not names_read(f) & written]
+
+    def entered(self, s: For) -> bool:
+        """Whether ``lo < hi`` of a for loop is a fact, so that its first test is known to pass
+        (``==`` ignores locations; bounds that read the variable are not tested as written)."""
+        return bool(self.facts) and s.var not in names_read((s.lo, s.hi)) \
+            and Compare("<", s.lo, s.hi) in self.facts
+
+    def _stmt(self, s) -> None:
         if isinstance(s, If) and not s.orelse and len(s.then) == 1 and isinstance(s.then[0], Jump) \
                 and _le_zero(s.cond):
             self.loc = s.loc
@@ -201,6 +252,26 @@ class OptLowerer(Lowerer):
             self.rotated_while(s)
         else:
             super().stmt(s)
+
+    def program(self, checked: Checked):
+        """As at -O0, then jumps threaded: a jump to a ``JMP`` goes to where that one goes, and a
+        ``JMP`` to ``END`` is an ``END`` (free, where the jump costs a tuple): the arms of nested
+        ``if``s and versioned loops end in such chains. Numbers stay; what is left unreached
+        costs nothing."""
+        prog = super().program(checked)
+        instrs = list(prog.instrs)
+        for n, ins in enumerate(instrs):
+            if ins.target is None:
+                continue
+            target, seen = ins.target, set()
+            while instrs[target - 1].op == "JMP" and target not in seen:
+                seen.add(target)
+                target = instrs[target - 1].target
+            if ins.op == "JMP" and instrs[target - 1].op == "END":
+                instrs[n] = Instr("END", None, None, None, ins.loc)
+            elif target != ins.target:
+                instrs[n] = Instr(ins.op, ins.dest, ins.src, target, ins.loc)
+        return replace(prog, instrs=tuple(instrs))
 
     def rare(self, s: If) -> None:
         """``if x <= 0 then { S }`` on an i64 scalar x (strength.py's wrap-arounds): one BLEZ to S,
@@ -246,7 +317,8 @@ class OptLowerer(Lowerer):
         var = Name(s.var, s.loc)
         top, cont, exit_ = self.label("top"), self.label("next"), self.label("exit")
         self.assign(Assign(var, s.lo, s.loc))
-        self.branch_false(Compare("<", var, hi, s.loc), exit_)
+        if not self.entered(s):
+            self.branch_false(Compare("<", var, hi, s.loc), exit_)
         self.mark(top)
         self.body(s.body, cont, exit_)
         self.step(s.var, s.loc)
@@ -264,7 +336,9 @@ class OptLowerer(Lowerer):
         """A bound the body cannot change is computed once (loop-invariant code motion: -O0
         computes it before every test), where -O0's first test computes it.
 
-        When the variable appears only in indices and ``lo`` is a constant >= 0, -O0's first test
+        When the variable appears only in affine indices (where the shift below is free: each
+        use in a computed index would cost two instructions per iteration, more than the test
+        saves) and ``lo`` is a constant >= 0, -O0's first test
         (``lo < h``) guards a loop in which the variable counts itself: ``i = lo + 1 - h`` up to
         0 (no wrap-around, since lo < h and lo >= 0), indices add ``h - 1``: ``ADD i, 1;
         BLEZ i, top`` per iteration. Otherwise the test is at the bottom (``PUTL r0, i; GE r0, h;
@@ -279,10 +353,12 @@ class OptLowerer(Lowerer):
             self.assign(Assign(hv, s.hi, loc))
         lo = const_int(s.lo)
         top, cont, exit_ = self.label("top"), self.label("next"), self.label("exit")
-        if lo is not None and lo >= 0 and is_plain(s.body) and not uses_outside_index(s.body, s.var):
-            # -O0's first test, on lo itself; then lo < h, so lo + 1 - h does not wrap (lo >= 0)
-            skip = self.label("skip")
-            self.branch_false(Compare("<", Num(lo, False, loc), hv, loc), skip)
+        if lo is not None and lo >= 0 and is_plain(s.body) and not uses_outside_index(s.body, s.var, self.syms):
+            # -O0's first test, on lo itself (unless known to pass); then lo < h, so lo + 1 - h
+            # does not wrap (lo >= 0)
+            skip = None if self.entered(s) else self.label("skip")
+            if skip is not None:
+                self.branch_false(Compare("<", Num(lo, False, loc), hv, loc), skip)
             self.assign(Assign(var, Binary("-", Num(lo + 1, False, loc), hv, loc), loc))
             self.mark(top)
             self.body(substitute(s.body, s.var, Binary("-", Binary("+", var, hv, loc),
@@ -291,11 +367,14 @@ class OptLowerer(Lowerer):
             self.emit("BLEZ", Ref(s.var, (), loc), None, top)
             self.mark(exit_)
             if not self.live_after(s):
-                self.mark(skip)
+                if skip is not None:
+                    self.mark(skip)
                 return
-            done = self.label("done")
             self.emit("ADD", Ref(s.var, (), loc), self.operand(hv))
             self.emit("SUB", Ref(s.var, (), loc), Imm(1, "i64", loc))
+            if skip is None:
+                return
+            done = self.label("done")
             self.emit("JMP", target=done)
             self.mark(skip)
             self.emit("PUTL", Ref(s.var, (), loc), Imm(lo, "i64", loc))
@@ -304,9 +383,9 @@ class OptLowerer(Lowerer):
         self.rotated(s, hv)
 
     def live_after(self, s: For) -> bool:
-        """Whether the loop variable's final value may be read (outside the loop, or by the host)."""
-        return self.reads_total.get(s.var, 0) > read_counts(s.body).get(s.var, 0) \
-            or self.syms[s.var].role != "var"
+        """Whether the loop variable's final value may be read: by the host, or by a read outside
+        every for loop over it (each of those sets it first)."""
+        return self.free_reads.get(s.var, 0) > 0 or self.syms[s.var].role != "var"
 
     def step(self, name: str, loc) -> None:
         self.loc = loc
@@ -359,6 +438,30 @@ class OptLowerer(Lowerer):
         self.body(s.body, test, exit_)
         self.branch_true(s.cond, top)
         self.mark(exit_)
+
+
+def _fact(c, syms) -> bool:
+    """Whether compare c can be kept as a fact: i64, of scalars and constants by arithmetic, min,
+    max and abs (what it reads only assignments to scalars change)."""
+    return isinstance(c, Compare) and _i64_condition(c, syms) and all(
+        isinstance(n, (Compare, Binary, Unary, Num)) or (isinstance(n, Name) and syms[n.id].kind == "scalar")
+        or (isinstance(n, Call) and n.func in ("min", "max", "abs")) for n in nodes(c))
+
+
+def _positive_test(c, syms):
+    """x when c is ``x > 0`` or ``0 < x`` for an i64 scalar or element x (at affine indices, of
+    no vector), else None."""
+    if not isinstance(c, Compare) or c.op not in ("<", ">"):
+        return None
+    zero, x = (c.left, c.right) if c.op == "<" else (c.right, c.left)
+    if not (isinstance(zero, Num) and not zero.is_float and zero.value == 0):
+        return None
+    if isinstance(x, Name) and syms[x.id].kind == "scalar" and syms[x.id].dtype == "i64":
+        return x
+    if isinstance(x, Index) and syms[x.base].dtype == "i64" and all(
+            not isinstance(i, Span) and affine(i, syms) is not None for i in x.indices):
+        return x
+    return None
 
 
 def _blez_test(c, syms) -> bool:

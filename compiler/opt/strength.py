@@ -1,6 +1,6 @@
 """Pass ``strength`` (-O1): ``i / b`` and ``i % b`` in a counted loop become counters.
 
-In ``for i in lo .. hi`` (lo a constant >= 0, b an i64 scalar the loop does not write),
+In ``for i in 0 .. hi`` (b an i64 scalar the loop does not write),
 ``q = i / b`` and ``r = i % b`` step with i: r goes up by one and wraps to 0 at b, when q goes up
 by one. The loop keeps ``f = b - r`` (counting down to 0, so the wrap test is one BLEZ) and reads
 ``i % b`` as ``b - f``; a product ``(i / b) * s`` with s invariant becomes its own counter that
@@ -10,8 +10,14 @@ no remainder and no product, and the index stays affine (propagate.py puts it in
 This holds only for b > 0 (i >= 0 then divides like floor), so the loop is versioned:
 ``if b > 0 then { counters } else { the loop as written }`` (the second faults on b == 0 as -O0),
 inside ``if lo < hi`` so that a loop that runs no time costs no more than at -O0.
+
+Only loops from 0: from lo > 0 the counters' first values take a division, a remainder and a
+product, more than one iteration saves, so a loop that runs once would be slower than at -O0
+(``for i in 1 .. n`` over one element: 239 ns against 182).
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num, nodes
 from ..incaq.checked import Sym
@@ -43,9 +49,13 @@ def _invariant(e, written: set[str], k: Kernel) -> bool:
         and k.syms[e.id].dtype == "i64"
 
 
+# What -O0 spends on each operation the counters replace: PUTL and DIV (MOD); the MUL of a product
+_COST = {"/": 2, "%": 2, "*": 1}
+
+
 def _reduce(s: For, k: Kernel, remarks: Remarks):
     lo = const_int(s.lo)
-    if lo is None or lo < 0 or not is_plain(s.body) or s.var in names_written(s.body):
+    if lo != 0 or not is_plain(s.body) or s.var in names_written(s.body):
         return None
     b = _divisor(s, k)
     if b is None:
@@ -60,7 +70,10 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
             products[factor] = k.fresh_scalar(f"{b}_step")
         return products[factor]
 
-    def rewrite(e):
+    saved = [0]  # instructions an iteration spends at -O0 on what the counters replace
+    seen: set = set()  # replaced in the statement at hand (`Y[i / b] = Y[i / b] + 1` divides once)
+
+    def replaced(e):
         match e:
             case Binary(op="%", left=Name(id=v), right=Name(id=d)) if v == s.var and d == b:
                 return Binary("-", Name(b, e.loc), Name(f, e.loc), e.loc)
@@ -71,25 +84,44 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
             case Binary(op="/", left=Name(id=v), right=Name(id=d)) if v == s.var and d == b:
                 return Name(q, e.loc)
         return e
-    body = map_stmts(s.body, lambda x: (map_exprs_in(x, lambda e: map_expr(e, rewrite)),))
+
+    def rewrite(e):
+        new = replaced(e)
+        if new is not e and e not in seen:
+            seen.add(e)
+            saved[0] += _COST[e.op]
+        return new
+
+    def each(x):
+        seen.clear()
+        return (map_exprs_in(x, lambda e: map_expr(e, rewrite)),)
+    body = map_stmts(s.body, each)
     uses_q = q in names_read_in(body)
+    # Where b == 1 every iteration wraps: SUB and BLEZ of f, f = b, one ADD per counter and the
+    # JMP back from the rare path. Unless that costs no more than what it replaces, such a run
+    # would be slower than -O0 at every length.
+    wrap_cost = 4 + uses_q + len(products)
+    if saved[0] < wrap_cost:
+        for name in (f, q, *products.values()):
+            k.syms.pop(name, None)
+        remarks.missed(loc, f"the divisions of {s.var} by {b} in the loop over {s.var} not made "
+                       f"counters: where {b} is 1 their wrap-around costs {wrap_cost} instructions "
+                       f"an iteration, more than the {saved[0]} they replace")
+        return None
     if not uses_q:
         del k.syms[q]
 
     def num(v: int):
         return Num(v, False, loc)
     bn = Name(b, loc)
-    # the counters at i = lo: q = lo / b, f = b - lo % b (computed when lo > 0: b is known only
-    # at run time)
-    rem = Binary("%", num(lo), bn, loc) if lo else None
-    quo = Binary("/", num(lo), bn, loc) if lo else num(0)
-    init = [Assign(Name(f, loc), Binary("-", bn, rem, loc) if rem else bn, loc)]
+    # the counters at i = 0: f = b, q and the products 0
+    init = [Assign(Name(f, loc), bn, loc)]
     wrap = [Assign(Name(f, loc), bn, loc)]
     if uses_q:
-        init.append(Assign(Name(q, loc), quo, loc))
+        init.append(Assign(Name(q, loc), num(0), loc))
         wrap.append(Assign(Name(q, loc), Binary("+", Name(q, loc), num(1), loc), loc))
     for factor, name in products.items():
-        init.append(Assign(Name(name, loc), Binary("*", quo, factor, loc) if lo else num(0), loc))
+        init.append(Assign(Name(name, loc), num(0), loc))
         wrap.append(Assign(Name(name, loc), Binary("+", Name(name, loc), factor, loc), loc))
     body = _privatise(body, s.body, k)
     step = [Assign(Name(f, loc), Binary("-", Name(f, loc), num(1), loc), loc),
@@ -97,10 +129,16 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
     fast = (*init, For(s.var, s.lo, s.hi, body + tuple(step), loc))
     remarks.done(loc, f"{s.var} / {b} and {s.var} % {b} in the loop over {s.var} became counters "
                  f"(for {b} > 0; the loop as written runs otherwise)")
+    pre: tuple = ()
+    if not isinstance(s.hi, (Num, Name)):  # the bound computed once, for the test and both loops
+        h = Name(k.fresh_scalar(f"{s.var}_end"), loc)
+        pre = (Assign(h, s.hi, loc),)
+        fast = (*init, replace(fast[-1], hi=h))
+        s = replace(s, hi=h)
     versions = If(Compare(">", bn, num(0), loc), fast, (s,), loc)
     # entered only when the loop runs, so a loop that runs no time pays only -O0's first test
-    return (If(Compare("<", s.lo, s.hi, loc), (versions,), (Assign(Name(s.var, loc), s.lo, loc),),
-               loc),)
+    return (*pre, If(Compare("<", s.lo, s.hi, loc), (versions,),
+                     (Assign(Name(s.var, loc), s.lo, loc),), loc))
 
 
 def _privatise(body: tuple, original: tuple, k: Kernel) -> tuple:

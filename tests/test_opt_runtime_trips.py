@@ -1,0 +1,122 @@
+"""Loops whose trip count and divisors are inputs, at the small sizes where set-up costs show.
+
+INCA-Q.md: no level may be slower (modeled) than -O0, at any input. The default inputs of the
+other tests run such loops long enough to repay any set-up; these run them for 0 to a few
+iterations. matrix-unpack at nbytes = 8 (one element) was 27% slower at -O1 than at -O0 (304 ns
+against 239): its loop's first test was made twice (strength.py's guard and the loop's own), the
+loop variable's last value was computed for nothing, the arms ended in chains of JMPs, and
+``bl > 0`` took three instructions where one BLEZ does.
+
+``INCA_RUNTIME_TRIPS_EXAMPLES=N`` makes a long run of the random loops.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inca.compiler.incaq.pipeline import compile_source
+from inca.compiler.opt.pipeline import Level
+from inca.interpreter.engine import RuntimeFault
+from inca.interpreter.inputs import seeded_values
+from inca.interpreter.loader import execute
+from inca.lang.diagnostics import Source
+from inca.lang.tuples import encode
+from test_incaq_fuzz import PROFILE, SETTINGS, same
+from test_opt_programs import close
+
+ROOT = Path(__file__).resolve().parent.parent
+LEVELS = (Level(1), Level(2), Level(2, True))
+
+
+def compiled(text: str, defines: dict[str, int] | None = None) -> dict:
+    """The tuple program of ``text`` at -O0 (key None) and at each level."""
+    src = Source("trips.incaq", text)
+    out = {None: encode(compile_source(src, defines))}
+    for level in LEVELS:
+        out[level] = encode(compile_source(src, defines, level=level))
+    return out
+
+
+def check(programs: dict, inputs: dict, where) -> None:
+    """Every level gives -O0's outputs (within rounding at -Ofast) in no more time, or faults
+    where -O0 does."""
+    try:
+        base = execute(programs[None], PROFILE, inputs, max_steps=1_000_000)
+    except RuntimeFault:
+        base = None
+    for level in LEVELS:
+        try:
+            got = execute(programs[level], PROFILE, inputs, max_steps=1_000_000)
+        except RuntimeFault:
+            assert base is None, (where, level, "faults where -O0 does not")
+            continue
+        assert base is not None, (where, level, "finishes where -O0 faults")
+        for name, value in base.outputs.items():
+            ok = close if level.fast_math else same
+            assert ok(value, got.outputs[name]), (where, level, name)
+        assert got.time_ns <= base.time_ns, (where, level, got.time_ns, base.time_ns)
+
+
+def test_matrix_unpack_at_every_small_datatype():
+    path = ROOT / "examples" / "kernels" / "matrix-unpack.incaq"
+    programs = compiled(path.read_text(), {"PAYLOAD": 256})
+    arrays = {"P": seeded_values(next(d for d in compile_source(
+        Source(path.name, path.read_text()), {"PAYLOAD": 256}).decls if d.name == "P"), 1)}
+    for nbytes, bl, stride in itertools.product((0, 8, 16, 24, 40, 64, 256), (1, 2, 3, 5, 32),
+                                                (1, 3, 40)):
+        check(programs, dict(arrays, nbytes=[nbytes], bl=[bl], st=[stride]), (nbytes, bl, stride))
+
+
+# The loop over i: a bound from the inputs, a body from i / b, i % b and plain reads, perhaps
+# inside a test of its own bound (as strength.py versions it) or of another input.
+BOUNDS = ("n", "n / 2", "n - 1", "min(n, 12)", "n + m")
+BODIES = (
+    "Y[(i / b) * s + i % b] = X[i]",
+    "Y[i % b] = Y[i % b] + X[i]",
+    "Y[i / b] = X[i]",
+    "t = i % b\n    Y[i] = t",
+    "Y[i] = X[i] * 2",
+    "c = c + X[i]",
+    "Y[i / b] = Y[i / b] + i % b",
+)
+WRAPS = ("{loop}", "if 0 < {hi} then {{\n{loop}\n}}", "if m > 0 then {{\n{loop}\n}}",
+         "{loop}\nc = c + i")
+
+
+@st.composite
+def loops(draw):
+    hi = draw(st.sampled_from(BOUNDS))
+    lo = draw(st.sampled_from((0, 1, 2)))
+    body = "\n    ".join(draw(st.lists(st.sampled_from(BODIES), min_size=1, max_size=3)))
+    loop = f"for i in {lo} .. {hi} do {{\n    {body}\n}}"
+    text = ("input n: i64\ninput m: i64\ninput b: i64\ninput s: i64\ninput X: i64[16]\n"
+            "output Y: i64[40]\noutput c: i64\n" + draw(st.sampled_from(WRAPS)).format(loop=loop, hi=hi))
+    inputs = {"n": [draw(st.integers(-1, 6))], "m": [draw(st.integers(-1, 3))],
+              "b": [draw(st.integers(0, 4))], "s": [draw(st.integers(0, 5))],
+              "X": [draw(st.integers(-9, 9)) for _ in range(16)]}
+    return text, inputs
+
+
+@settings(SETTINGS, max_examples=int(os.environ.get("INCA_RUNTIME_TRIPS_EXAMPLES", "60")))
+@given(loops())
+def test_random_runtime_trip_loops_at_small_inputs(case):
+    text, inputs = case
+    check(compiled(text), inputs, text)
+
+
+@pytest.mark.parametrize("cond, blez", (("x > 0", True), ("0 < x", True), ("x >= 1", False),
+                                         ("y > 0.0", False)))
+def test_a_positive_test_of_an_i64_is_one_blez(cond, blez):
+    """``if x > 0`` on an i64 scalar: x <= 0 is where BLEZ jumps (an f64 NaN is not <= 0, and
+    not > 0 either, so an f64 keeps its compare)."""
+    text = f"input x: i64\ninput y: f64\noutput z: i64\nif {cond} then {{ z = 5 }}\n"
+    prog = compile_source(Source("p.incaq", text), level=Level(1))
+    ops = [ins.op for ins in prog.instrs]
+    assert (ops[:2] == ["BLEZ", "PUTL"]) == blez, ops
+    for x, y in ((-1, float("nan")), (0, 0.0), (1, 1.0)):
+        check(compiled(text), {"x": [x], "y": [y]}, (cond, x))
