@@ -370,8 +370,7 @@ class OptLowerer(Lowerer):
                 if skip is not None:
                     self.mark(skip)
                 return
-            self.emit("ADD", Ref(s.var, (), loc), self.operand(hv))
-            self.emit("SUB", Ref(s.var, (), loc), Imm(1, "i64", loc))
+            self.emit("PUTL", Ref(s.var, (), loc), self.operand(hv))  # it ran: its last value is h
             if skip is None:
                 return
             done = self.label("done")
