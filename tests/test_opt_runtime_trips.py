@@ -74,7 +74,7 @@ def test_matrix_unpack_at_every_small_datatype():
 
 # The loop over i: a bound from the inputs, a body from i / b, i % b and plain reads, perhaps
 # inside a test of its own bound (as strength.py versions it) or of another input.
-BOUNDS = ("n", "n / 2", "n - 1", "min(n, 12)", "n + m")
+BOUNDS = ("n", "n / 2", "n - 1", "min(n, 12)", "n + m", "n * 4", "n * 5 + m")
 BODIES = (
     "Y[(i / b) * s + i % b] = X[i]",
     "Y[i % b] = Y[i % b] + X[i]",
@@ -83,6 +83,9 @@ BODIES = (
     "Y[i] = X[i] * 2",
     "c = c + X[i]",
     "Y[i / b] = Y[i / b] + i % b",
+    "Y[i + 1] = Y[i + 1] + X[i]",
+    "u = X[i] - 3\n    Y[i] = u * u",
+    "Y[i] = X[i] + m",
 )
 WRAPS = ("{loop}", "if 0 < {hi} then {{\n{loop}\n}}", "if m > 0 then {{\n{loop}\n}}",
          "{loop}\nc = c + i")
@@ -94,11 +97,11 @@ def loops(draw):
     lo = draw(st.sampled_from((0, 1, 2)))
     body = "\n    ".join(draw(st.lists(st.sampled_from(BODIES), min_size=1, max_size=3)))
     loop = f"for i in {lo} .. {hi} do {{\n    {body}\n}}"
-    text = ("input n: i64\ninput m: i64\ninput b: i64\ninput s: i64\ninput X: i64[16]\n"
-            "output Y: i64[40]\noutput c: i64\n" + draw(st.sampled_from(WRAPS)).format(loop=loop, hi=hi))
-    inputs = {"n": [draw(st.integers(-1, 6))], "m": [draw(st.integers(-1, 3))],
+    text = ("input n: i64\ninput m: i64\ninput b: i64\ninput s: i64\ninput X: i64[48]\n"
+            "output Y: i64[48]\noutput c: i64\n" + draw(st.sampled_from(WRAPS)).format(loop=loop, hi=hi))
+    inputs = {"n": [draw(st.integers(-1, 7))], "m": [draw(st.integers(-1, 3))],
               "b": [draw(st.integers(0, 4))], "s": [draw(st.integers(0, 5))],
-              "X": [draw(st.integers(-9, 9)) for _ in range(16)]}
+              "X": [draw(st.integers(-9, 9)) for _ in range(48)]}
     return text, inputs
 
 
@@ -120,3 +123,36 @@ def test_a_positive_test_of_an_i64_is_one_blez(cond, blez):
     assert (ops[:2] == ["BLEZ", "PUTL"]) == blez, ops
     for x, y in ((-1, float("nan")), (0, 0.0), (1, 1.0)):
         check(compiled(text), {"x": [x], "y": [y]}, (cond, x))
+
+
+MAP = ("input n: i64\ninput X: f64[128]\noutput Y: f64[128]\n"
+       "for i in 0 .. n do {\n    Y[i] = X[i] * 2.0 + 1.0\n}\n")
+
+
+def remarks(text: str) -> str:
+    from inca.compiler.opt.pipeline import Trace
+
+    trace = Trace()
+    compile_source(Source("trips.incaq", text), level=Level(2), trace=trace)
+    return trace.remarks.text()
+
+
+@pytest.mark.parametrize("n", (0, 1, 15, 16, 17, 100, 128))
+def test_a_map_over_an_input_count_runs_in_vector_chunks(n):
+    programs = compiled(MAP)
+    inputs = {"n": [n], "X": [k / 8 - 3.0 for k in range(128)]}
+    check(programs, inputs, n)
+    o0 = execute(programs[None], PROFILE, inputs).time_ns
+    o2 = execute(programs[Level(2)], PROFILE, inputs).time_ns
+    if n >= 100:  # 16 x 3 vector instructions and the chunks' loop against 8 instructions an element
+        assert o2 * 20 < o0, (o2, o0)
+
+
+def test_the_last_chunk_overlaps_only_where_running_twice_changes_nothing():
+    assert "the last 16 once more" in remarks(MAP)
+    accumulate = MAP.replace("Y[i] = X[i] * 2.0 + 1.0", "Y[i] = Y[i] + X[i]")
+    assert "the rest one by one" in remarks(accumulate)
+    for n in (0, 5, 16, 37, 128):
+        check(compiled(accumulate), {"n": [n], "X": [k / 8 for k in range(128)]}, n)
+    from_one = MAP.replace("0 .. n", "1 .. n")
+    assert "strip-mined" not in remarks(from_one)

@@ -35,6 +35,7 @@ from .show import show
 from .strength import strength
 from .triangular import triangular
 from .unroll import unroll
+from .stripmine import stripmine
 from .vectorise import vectorise
 
 
@@ -92,6 +93,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("scan", 2, lambda k, r, lv: scan(k, r, lv.fast_math)),
     ("argmax", 2, lambda k, r, lv: argmax(k, r, lv.fast_math)),
     ("reduce", 2, lambda k, r, lv: reduce(k, r, lv.fast_math)),
+    ("stripmine", 2, lambda k, r, lv: stripmine(k, r)),
     ("vectorise", 2, lambda k, r, lv: vectorise(k, r)),
     ("narrow", 2, lambda k, r, lv: narrow(k, r)),
     ("unroll", 1, lambda k, r, lv: unroll(k, r, lv.opt)),

@@ -1,0 +1,112 @@
+"""Pass ``stripmine`` (-O2): a loop whose trip count is known only at run time runs in chunks.
+
+``for i in 0 .. hi`` (hi computed at run time) whose body ``vectorise`` would make vector
+statements over any W consecutive iterations becomes
+
+    h = hi                      (unless hi is a scalar)
+    if 0 < h then {
+        chunks = h / W
+        if 0 < chunks then {
+            for c in 0 .. chunks do { for j in 0 .. W do { body[i := W*c + j] } }
+            for j in 0 .. W do { body[i := h - W + j] }      (the last W iterations once more)
+            i = h
+        } else {
+            for i in 0 .. h do { body }
+        }
+    } else {
+        i = 0
+    }
+
+and ``vectorise`` then makes each inner loop W-element vector statements. The last chunk
+overlaps the ones before it (an iteration run twice writes what it wrote the first time) when
+the body reads nothing it writes but scalars it assigns first in each iteration; otherwise the
+iterations left after the chunks run one by one (``for i in h - h % W .. h``).
+
+No run is slower than at -O0 (``tests/test_opt_runtime_trips.py``). A loop that runs no time
+pays h (computed by -O0's first test too) and one BLEZ (and ``i = 0`` when i is read after it),
+against -O0's ``PUTL i, 0`` and its test (PUTL, LT, BLEZ). One that runs fewer than W iterations
+pays ``chunks`` and its BLEZ (three instructions) more than at -O1, where the loop is rotated
+and its first test known to pass (``0 < h``): -O1 saves three an iteration and -O0's first test.
+Hence loops from 0 only: from lo > 0 the test is a compare (three instructions, not a BLEZ).
+
+The chunk is W = 16 elements: a vector instruction of up to 19 costs the scalar one's time, so
+wider chunks would need longer runs before they pay, and each chunk costs its loop two
+instructions.
+"""
+from __future__ import annotations
+
+from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num
+from .ir import Kernel, assigned_before_read, const_int, is_plain, map_stmts, names_read, \
+    names_read_in, names_written, substitute, uses_outside_index
+from .remarks import Remarks
+from .vectorise import vectorise
+
+W = 16
+
+
+def _idempotent(body: tuple, k: Kernel) -> bool:
+    """Whether running an iteration again writes what it wrote: the body reads no array it
+    writes, and every scalar it writes is assigned before it is read in each iteration."""
+    written = names_written(body)
+    for name in written & names_read_in(body):
+        if k.syms[name].kind != "scalar" or not assigned_before_read(body, name):
+            return False
+    return True
+
+
+def _vectorises(k: Kernel, loop: For) -> bool:
+    """Whether ``vectorise`` makes vector statements of the whole loop (tried on a copy)."""
+    trial = vectorise(Kernel(dict(k.syms), (loop,), k.params, k.inplace), Remarks())
+    return not any(isinstance(x, For) for x in trial.body)
+
+
+def _mine(s: For, k: Kernel, remarks: Remarks):
+    if const_int(s.lo) != 0 or const_int(s.hi) is not None:
+        return None
+    body, i, loc = s.body, s.var, s.loc
+    if not body or not is_plain(body) or not all(isinstance(x, Assign) for x in body) \
+            or i in names_written(body) or names_read(s.hi) & names_written(body) \
+            or uses_outside_index(body, i):
+        return None
+
+    def num(v: int):
+        return Num(v, False, loc)
+    made = [k.fresh_scalar("chunk"), k.fresh_scalar("lane")]
+    c, j = Name(made[0], loc), Name(made[1], loc)
+    chunk = For(j.id, num(0), num(W), substitute(body, i, Binary("+", Binary("*", num(W), c, loc),
+                                                                   j, loc)), loc)
+    if not _vectorises(k, chunk):
+        for name in made:
+            del k.syms[name]
+        return None
+    h = s.hi if isinstance(s.hi, Name) else Name(k.fresh_scalar(f"{i}_end"), loc)
+    count = Name(k.fresh_scalar("chunks"), loc)
+    pre = () if h is s.hi else (Assign(h, s.hi, loc),)
+    chunks = For(c.id, num(0), count, (chunk,), loc)
+    if _idempotent(body, k):
+        last = Binary("+", Binary("-", h, num(W), loc), j, loc)
+        rest = For(j.id, num(0), num(W), substitute(body, i, last), loc)
+        how = f"the last {W} once more"
+    else:
+        rest = For(i, Binary("-", h, Binary("%", h, num(W), loc), loc), h, body, loc)
+        how = "the rest one by one"
+    remarks.done(loc, f"loop over {i} strip-mined: chunks of {W} that vectorise, {how}, when it "
+                 f"runs at least {W} times (its trip count is known only at run time)")
+    vector = (chunks, rest, Assign(Name(i, loc), h, loc))
+    runs = (Assign(count, Binary("/", h, num(W), loc), loc),
+            If(Compare("<", num(0), count, loc), vector, (For(i, s.lo, h, body, loc),), loc))
+    return (*pre, If(Compare("<", num(0), h, loc), runs, (Assign(Name(i, loc), num(0), loc),), loc))
+
+
+def stripmine(k: Kernel, remarks: Remarks) -> Kernel:
+    """Strip-mine the innermost loops with run-time trip counts that then vectorise."""
+    def fn(s):
+        if isinstance(s, For):
+            new = _mine(s, k, remarks)
+            if new is not None:
+                return new
+        return (s,)
+    return k.but(map_stmts(k.body, fn))
+
+
+__all__ = ["stripmine", "W"]
