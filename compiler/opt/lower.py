@@ -215,11 +215,17 @@ class OptLowerer(Lowerer):
     def stmt(self, s) -> None:
         """Lower one statement, keeping :attr:`facts`: the i64 compares of scalars and constants
         known true here (the conditions of the ``if`` arms around it, until a statement assigns
-        what one reads). A loop forgets those its body may make false before its body. None are
+        what one reads); an ``if`` on one of them is its then-arm. A loop forgets those its body
+        may make false before its body. None are
         kept in a kernel with labels (a jump may arrive from where none holds) or inlined calls
         in expressions (their statements assign what no statement shows)."""
         if not self.use_facts:
             self._stmt(s)
+            return
+        if isinstance(s, If) and s.cond in self.facts:  # known true: its then-arm is all it does
+            self.stmts(s.then)
+            if self.facts:
+                self._forget(names_written((s,)))
             return
         if isinstance(s, If) and s.then and _fact(s.cond, self.syms):
             self.pending[id(s.then)] = s.cond
