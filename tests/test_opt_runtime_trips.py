@@ -100,7 +100,7 @@ def loops(draw):
     text = ("input n: i64\ninput m: i64\ninput b: i64\ninput s: i64\ninput X: i64[48]\n"
             "output Y: i64[48]\noutput c: i64\n" + draw(st.sampled_from(WRAPS)).format(loop=loop, hi=hi))
     inputs = {"n": [draw(st.integers(-1, 7))], "m": [draw(st.integers(-1, 3))],
-              "b": [draw(st.integers(0, 4))], "s": [draw(st.integers(0, 5))],
+              "b": [draw(st.sampled_from((0, 1, 2, 3, 4, 15, 16, 17, 20)))], "s": [draw(st.integers(0, 5))],
               "X": [draw(st.integers(-9, 9)) for _ in range(48)]}
     return text, inputs
 
@@ -156,3 +156,23 @@ def test_the_last_chunk_overlaps_only_where_running_twice_changes_nothing():
         check(compiled(accumulate), {"n": [n], "X": [k / 8 for k in range(128)]}, n)
     from_one = MAP.replace("0 .. n", "1 .. n")
     assert "strip-mined" not in remarks(from_one)
+
+
+@pytest.mark.parametrize("body", [b for b in BODIES if "/ b" in b or "% b" in b])
+def test_blocks_of_a_run_time_divisor_at_every_small_shape(body):
+    """``blocks``: the nest, the first block alone, and the loop as written for b < 16, over
+    runs that end in the first, second or third block."""
+    text = ("input n: i64\ninput m: i64\ninput b: i64\ninput s: i64\ninput X: i64[48]\n"
+            f"output Y: i64[48]\noutput c: i64\nfor i in 0 .. n * 5 + m do {{\n    {body}\n}}\n")
+    programs = compiled(text)
+    for n, m, b, s in itertools.product(range(8), (0, 3), (1, 15, 16, 17, 20, 37), (0, 1, 5)):
+        check(programs, {"n": [n], "m": [m], "b": [b], "s": [s], "X": list(range(48))},
+              (body, n, m, b, s))
+
+
+def test_matrix_unpack_copies_its_blocks_as_vectors():
+    path = ROOT / "examples" / "kernels" / "matrix-unpack.incaq"
+    text = path.read_text()
+    assert "made blocks of bl iterations" in remarks(text.replace("param PAYLOAD = 128", "param PAYLOAD = 8192"))
+    prog = compile_source(Source(path.name, text), {"PAYLOAD": 8192}, level=Level(2))
+    assert any(":" in ins.text() and ins.op == "PUTL" for ins in prog.instrs)

@@ -12,6 +12,7 @@ from typing import Callable
 from ...lang.frozen import frozen
 from ..incaq.checked import Checked
 from .argmax import argmax
+from .blocks import blocks
 from .canon import canon
 from .compact import compact
 from .dce import dce
@@ -77,6 +78,7 @@ class Trace:
 PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("canon", 1, lambda k, r, lv: canon(k, r)),
     ("fold", 1, lambda k, r, lv: fold(k, r, lv.flags)),
+    ("blocks", 2, lambda k, r, lv: blocks(k, r)),
     ("strength", 1, lambda k, r, lv: strength(k, r)),
     ("propagate", 1, lambda k, r, lv: propagate(k, r)),
     ("dce", 1, lambda k, r, lv: dce(k, r)),

@@ -45,6 +45,12 @@ class NoTrailing(Refused):
         self.extra = extra
 
 
+def _is_vector(x) -> bool:
+    """Whether a statement assigns a vector (an index of its target is a span)."""
+    return isinstance(x, Assign) and isinstance(x.target, Index) and any(
+        isinstance(ix, Span) for ix in x.target.indices)
+
+
 def _show(e) -> str:
     from .show import expr
 
@@ -106,7 +112,11 @@ class Vectoriser:
             self.k.syms.clear()
             self.k.syms.update(syms)  # undo the temporaries an expansion made
             self.temps = temps
-            self.remarks.missed(s.loc, f"loop over {s.var} not vectorised: {why}")
+            if hi is not None or not all(_is_vector(x) or (isinstance(x, Assign) and isinstance(
+                    x.value, Num)) for x in s.body):
+                # (a loop of vector statements over a count known at run time, stripmine's
+                # chunks, the inner loops' last values beside them: its remark says what was done)
+                self.remarks.missed(s.loc, f"loop over {s.var} not vectorised: {why}")
             return (s,)
         trip = const_int(s.hi) - const_int(s.lo)
         self.remarks.done(s.loc, f"vectorised over {s.var} ({trip} elements)")

@@ -1,0 +1,186 @@
+"""Pass ``blocks`` (-O2): a loop that divides its variable by a run-time divisor becomes a nest of
+blocks whose copies vectorise.
+
+``for i in 0 .. hi do { M[(i / bl) * st + i % bl] = P[i] }`` (matrix-unpack: an MPI vector
+datatype known only at run time) walks blocks of bl consecutive iterations. With ``i = q*bl + r``
+(``0 <= r < bl``, exact for bl > 0 since i >= 0), its iterations in the same order are
+
+    h = hi
+    if 0 < h then {
+        if 16 <= bl then {
+            full = h / bl
+            if 0 < full then {
+                base = 0; step = 0
+                for q in 0 .. full do {
+                    for r in 0 .. bl do { M[step + r] = P[base + r] }
+                    base = base + bl; step = step + st
+                }
+                for r in 0 .. h - base do { M[step + r] = P[base + r] }    (the last, partial block)
+                i = h
+            } else {
+                for i in 0 .. h do { M[i] = P[i] }                          (all in the first block)
+            }
+        } else { the loop as written }
+    } else { i = 0 }
+
+``i / bl`` is q (a product ``q * s`` by a scalar s the loop does not write is a counter adding s at
+each block, ``step`` above, so that every index is affine), ``i % bl`` is r and i itself
+``base + r``; ``stripmine`` then runs each block in vector chunks of 16. Done when every block
+loop would vectorise so (tried on a copy) and the body is assignments only.
+
+Blocks shorter than 16 (and bl <= 0, where -O0 faults on 0) run the loop as written, which
+``strength`` makes counters (-O1): a block then would cost its loop more than its copy saves.
+No run is slower than at -O0 (``tests/test_opt_runtime_trips.py``). Where bl < 16 the test of
+bl costs three instructions more than the loop as written at -O1, which must save them on a run
+of one element even when bl is 1 and every iteration wraps strength.py's counters around: it
+does when -O0 computes the bound at each of its tests (an operation: ``nbytes / 8``, two
+instructions a test), hence only such loops; with a bound held in a scalar (``for i in 0 .. n``)
+the loop at -O1 is two instructions ahead of -O0 there, not three.
+"""
+from __future__ import annotations
+
+from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num, nodes
+from .ir import Kernel, Span, affine, assigned_before_read, const_int, is_plain, map_exprs_in, map_stmts, \
+    names_read, names_written, own_exprs, read_counts, stmts, substitute
+from .remarks import Remarks
+from .stripmine import W, stripmine
+from .vectorise import vectorise
+
+
+def _divisor(s: For, k: Kernel) -> str | None:
+    """The one b of the body's ``i / b`` and ``i % b`` (an i64 scalar the loop does not write)."""
+    written = names_written(s.body)
+    found = {n.right.id for x in stmts(s.body) for e in own_exprs(x) for n in nodes(e)
+             if isinstance(n, Binary) and n.op in ("/", "%") and n.left == Name(s.var)
+             and isinstance(n.right, Name)}
+    if len(found) != 1:
+        return None
+    (b,) = found
+    sym = k.syms.get(b)
+    if b in written or b == s.var or sym is None or sym.kind != "scalar" or sym.dtype != "i64":
+        return None
+    return b
+
+
+def _vectorises(k: Kernel, loop: For) -> bool:
+    """Whether ``stripmine`` and ``vectorise`` make vector chunks of a block loop (on a copy)."""
+    trial = Kernel(dict(k.syms), (loop,), k.params, k.inplace)
+    trial = vectorise(stripmine(trial, Remarks()), Remarks())
+    return any(isinstance(x, Assign) and isinstance(x.target, Index)
+               and any(isinstance(ix, Span) for ix in x.target.indices) for x in stmts(trial.body))
+
+
+def _inline_positions(body: tuple, k: Kernel, kept: set[str]) -> tuple:
+    """The body with each private scalar assigned an affine value (``disp = step + r``) read from
+    that value where later statements use it, and its assignment dropped unless its name is in
+    ``kept`` (read after the loop or by the host): an index must be affine to vectorise
+    (propagate.py does this after ``strength``; this pass runs before both)."""
+    out: list = []
+    values: dict[str, object] = {}
+    for x in body:
+        for name, e in values.items():
+            x = map_exprs_in(x, lambda n, name=name, e=e: e if isinstance(n, Name) and n.id == name else n)
+        t = x.target
+        if isinstance(t, Name) and t.id not in names_read(x.value) and affine(x.value, k.syms) is not None \
+                and assigned_before_read(body, t.id) and sum(1 for y in body if isinstance(y.target, Name)
+                                                             and y.target.id == t.id) == 1:
+            values[t.id] = x.value
+            if t.id not in kept:
+                continue
+        out.append(x)
+    return tuple(out)
+
+
+def _block(s: For, k: Kernel, remarks: Remarks):
+    # (a bound computed by an operation: see the module's docstring)
+    if const_int(s.lo) != 0 or isinstance(s.hi, (Name, Num)) or not s.body or not is_plain(s.body) \
+            or not all(isinstance(x, Assign) for x in s.body) or s.var in names_written(s.body) \
+            or names_read(s.hi) & names_written(s.body):
+        return None
+    b = _divisor(s, k)
+    if b is None:
+        return None
+    i, loc, body = s.var, s.loc, s.body
+    written = names_written(body)
+
+    def num(v: int):
+        return Num(v, False, loc)
+    made: list[str] = []
+
+    def fresh(stem: str) -> Name:
+        made.append(k.fresh_scalar(stem))
+        return Name(made[-1], loc)
+    q, r, base = fresh(f"{i}_q"), fresh(f"{i}_r"), fresh(f"{i}_base")
+    counters: dict = {}  # invariant factor -> its counter
+
+    def invariant(e) -> bool:
+        return isinstance(e, Name) and e.id not in written and e.id != i \
+            and k.syms[e.id].kind == "scalar" and k.syms[e.id].dtype == "i64"
+
+    def counter(f) -> Name:
+        if f not in counters:
+            counters[f] = fresh(f"{i}_step")
+        return counters[f]
+
+    def rewrite(e):
+        match e:
+            case Binary(op="/", left=Name(id=v), right=Name(id=d)) if v == i and d == b:
+                return Name(q.id, e.loc)
+            case Binary(op="%", left=Name(id=v), right=Name(id=d)) if v == i and d == b:
+                return Name(r.id, e.loc)
+            case Binary(op="*", left=Name(id=n), right=f) if n == q.id and invariant(f):
+                return counter(f)
+            case Binary(op="*", left=f, right=Name(id=n)) if n == q.id and invariant(f):
+                return counter(f)
+        return e
+    def first_block(e):
+        match e:
+            case Binary(op="/", left=Name(id=v), right=Name(id=d)) if v == i and d == b:
+                return num(0)
+            case Binary(op="%", left=Name(id=v), right=Name(id=d)) if v == i and d == b:
+                return Name(i, e.loc)
+        return e
+    inner = map_stmts(body, lambda x: (map_exprs_in(x, rewrite),))
+    inner = substitute(inner, i, Binary("+", base, r, loc))
+    outside = read_counts(k.body)
+    inside = read_counts(body)
+    kept = {n for n in written if k.syms[n].role != "var" or outside.get(n, 0) > inside.get(n, 0)}
+    inner = _inline_positions(inner, k, kept)
+    block = For(r.id, num(0), Name(b, loc), inner, loc)
+    if not _vectorises(k, block):
+        for name in made:
+            del k.syms[name]
+        return None
+    h = s.hi if isinstance(s.hi, Name) else fresh(f"{i}_end")
+    full = fresh(f"{i}_blocks")
+    steps = ((base, Name(b, loc)), *((c, f) for f, c in counters.items()))
+    blocks = For(q.id, num(0), full, (block, *(Assign(c, Binary("+", c, f, loc), loc)
+                                                for c, f in steps)), loc)
+    last = For(r.id, num(0), Binary("-", h, base, loc), inner, loc)
+    original = (For(i, s.lo, h, body, loc),)
+    nest = (*(Assign(c, num(0), loc) for c, _ in steps), blocks, last, Assign(Name(i, loc), h, loc))
+    # h < b: every i / b is 0 and i % b is i (a map over 0 .. h, which stripmine may chunk)
+    first = map_stmts(body, lambda x: (map_exprs_in(x, first_block),))
+    short = (For(i, s.lo, h, _inline_positions(first, k, kept), loc),)
+    long = (Assign(full, Binary("/", h, Name(b, loc), loc), loc),
+            If(Compare("<", num(0), full, loc), nest, short, loc))
+    runs = (If(Compare("<=", num(W), Name(b, loc), loc), long, original, loc),)
+    remarks.done(loc, f"loop over {i} made blocks of {b} iterations (over {q.id} = {i} / {b} and "
+                 f"{r.id} = {i} % {b}) that vectorise, when {b} >= {W} (and a map when the loop "
+                 f"ends in its first block)")
+    pre = () if h is s.hi else (Assign(h, s.hi, loc),)
+    return (*pre, If(Compare("<", num(0), h, loc), runs, (Assign(Name(i, loc), num(0), loc),), loc))
+
+
+def blocks(k: Kernel, remarks: Remarks) -> Kernel:
+    """Make blocks of the loops that divide their variable by a run-time divisor."""
+    def fn(s):
+        if isinstance(s, For):
+            new = _block(s, k, remarks)
+            if new is not None:
+                return new
+        return (s,)
+    return k.but(map_stmts(k.body, fn))
+
+
+__all__ = ["blocks"]
