@@ -25,8 +25,11 @@ datatype known only at run time) walks blocks of bl consecutive iterations. With
 
 ``i / bl`` is q (a product ``q * s`` by a scalar s the loop does not write is a counter adding s at
 each block, ``step`` above, so that every index is affine), ``i % bl`` is r and i itself
-``base + r``; ``stripmine`` then runs each block in vector chunks of 16. Done when every block
-loop would vectorise so (tried on a copy) and the body is assignments only.
+``base + r``. A whole block runs in chunks of 16 and its last 16 once more (when running an
+iteration twice changes nothing, as in stripmine.py), the number of chunks, ``(bl - 1) / 16``,
+counted once for all blocks; otherwise, and in the partial block, ``stripmine`` chunks the loop
+over r. Done when the loop over r would vectorise so (tried on a copy) and the body is
+assignments only.
 
 Blocks shorter than 16 (and bl <= 0, where -O0 faults on 0) run the loop as written, which
 ``strength`` makes counters (-O1): a block then would cost its loop more than its copy saves.
@@ -43,7 +46,7 @@ from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num, node
 from .ir import Kernel, Span, affine, assigned_before_read, const_int, is_plain, map_exprs_in, map_stmts, \
     names_read, names_written, own_exprs, read_counts, stmts, substitute
 from .remarks import Remarks
-from .stripmine import W, stripmine
+from .stripmine import W, _idempotent, stripmine
 from .vectorise import vectorise
 
 
@@ -154,11 +157,25 @@ def _block(s: For, k: Kernel, remarks: Remarks):
     h = s.hi if isinstance(s.hi, Name) else fresh(f"{i}_end")
     full = fresh(f"{i}_blocks")
     steps = ((base, Name(b, loc)), *((c, f) for f, c in counters.items()))
-    blocks = For(q.id, num(0), full, (block, *(Assign(c, Binary("+", c, f, loc), loc)
-                                                for c, f in steps)), loc)
+    setup: tuple = ()
+    if _idempotent(inner, k):
+        # A whole block (b >= 16) in chunks of W, its last W once more: the chunks before the
+        # last, (b - 1) / W of them, counted once for every block, so each costs no test of b.
+        lanes, c, j = fresh(f"{i}_lanes"), fresh(f"{i}_chunk"), fresh(f"{i}_lane")
+        setup = (Assign(lanes, Binary("/", Binary("-", Name(b, loc), num(1), loc), num(W), loc), loc),)
+        at = Binary("+", Binary("*", num(W), c, loc), j, loc)
+        tail = Binary("+", Binary("-", Name(b, loc), num(W), loc), j, loc)
+        block_body: tuple = (For(c.id, num(0), lanes, (For(j.id, num(0), num(W), substitute(inner, r.id, at), loc),),
+                                 loc),
+                             For(j.id, num(0), num(W), substitute(inner, r.id, tail), loc))
+    else:
+        block_body = (block,)
+    blocks = For(q.id, num(0), full, (*block_body, *(Assign(c, Binary("+", c, f, loc), loc)
+                                                     for c, f in steps)), loc)
     last = For(r.id, num(0), Binary("-", h, base, loc), inner, loc)
     original = (For(i, s.lo, h, body, loc),)
-    nest = (*(Assign(c, num(0), loc) for c, _ in steps), blocks, last, Assign(Name(i, loc), h, loc))
+    nest = (*setup, *(Assign(c, num(0), loc) for c, _ in steps), blocks, last,
+            Assign(Name(i, loc), h, loc))
     # h < b: every i / b is 0 and i % b is i (a map over 0 .. h, which stripmine may chunk)
     first = map_stmts(body, lambda x: (map_exprs_in(x, first_block),))
     short = (For(i, s.lo, h, _inline_positions(first, k, kept), loc),)
