@@ -165,7 +165,7 @@ def test_blocks_of_a_run_time_divisor_at_every_small_shape(body):
     text = ("input n: i64\ninput m: i64\ninput b: i64\ninput s: i64\ninput X: i64[48]\n"
             f"output Y: i64[48]\noutput c: i64\nfor i in 0 .. n * 5 + m do {{\n    {body}\n}}\n")
     programs = compiled(text)
-    for n, m, b, s in itertools.product(range(8), (0, 3), (1, 15, 16, 17, 20, 37), (0, 1, 5)):
+    for n, m, b, s in itertools.product(range(8), (0, 3), (1, 3, 4, 5, 8, 15, 16, 17, 20, 37), (0, 1, 5)):
         check(programs, {"n": [n], "m": [m], "b": [b], "s": [s], "X": list(range(48))},
               (body, n, m, b, s))
 

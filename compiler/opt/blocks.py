@@ -7,7 +7,7 @@ datatype known only at run time) walks blocks of bl consecutive iterations. With
 
     h = hi
     if 0 < h then {
-        if 16 <= bl then {
+        if 16 <= bl then {         (4 <= bl < 16: the same, in chunks of 4)
             full = h / bl
             if 0 < full then {
                 base = 0; step = 0
@@ -25,15 +25,16 @@ datatype known only at run time) walks blocks of bl consecutive iterations. With
 
 ``i / bl`` is q (a product ``q * s`` by a scalar s the loop does not write is a counter adding s at
 each block, ``step`` above, so that every index is affine), ``i % bl`` is r and i itself
-``base + r``. A whole block runs in chunks of 16 and its last 16 once more (when running an
+``base + r``. A whole block runs in chunks of 16 (of 4 when it is shorter than 16: a vector of 4
+costs what one scalar does) and its last chunk once more (when running an
 iteration twice changes nothing, as in stripmine.py), the number of chunks, ``(bl - 1) / 16``,
 counted once for all blocks; otherwise, and in the partial block, ``stripmine`` chunks the loop
 over r. Done when the loop over r would vectorise so (tried on a copy) and the body is
 assignments only.
 
-Blocks shorter than 16 (and bl <= 0, where -O0 faults on 0) run the loop as written, which
+Blocks shorter than 4 (and bl <= 0, where -O0 faults on 0) run the loop as written, which
 ``strength`` makes counters (-O1): a block then would cost its loop more than its copy saves.
-No run is slower than at -O0 (``tests/test_opt_runtime_trips.py``). Where bl < 16 the test of
+No run is slower than at -O0 (``tests/test_opt_runtime_trips.py``). Where bl < 4 the test of
 bl costs three instructions more than the loop as written at -O1, which must save them on a run
 of one element even when bl is 1 and every iteration wraps strength.py's counters around: it
 does when -O0 computes the bound at each of its tests (an operation: ``nbytes / 8``, two
@@ -63,6 +64,10 @@ def _divisor(s: For, k: Kernel) -> str | None:
     if b in written or b == s.var or sym is None or sym.kind != "scalar" or sym.dtype != "i64":
         return None
     return b
+
+
+#: The chunks of blocks shorter than stripmine's W
+SMALL = 4
 
 
 def _vectorises(k: Kernel, loop: For) -> bool:
@@ -157,34 +162,46 @@ def _block(s: For, k: Kernel, remarks: Remarks):
     h = s.hi if isinstance(s.hi, Name) else fresh(f"{i}_end")
     full = fresh(f"{i}_blocks")
     steps = ((base, Name(b, loc)), *((c, f) for f, c in counters.items()))
-    setup: tuple = ()
-    if _idempotent(inner, k):
-        # A whole block (b >= 16) in chunks of W, its last W once more: the chunks before the
-        # last, (b - 1) / W of them, counted once for every block, so each costs no test of b.
-        lanes, c, j = fresh(f"{i}_lanes"), fresh(f"{i}_chunk"), fresh(f"{i}_lane")
-        setup = (Assign(lanes, Binary("/", Binary("-", Name(b, loc), num(1), loc), num(W), loc), loc),)
-        at = Binary("+", Binary("*", num(W), c, loc), j, loc)
-        tail = Binary("+", Binary("-", Name(b, loc), num(W), loc), j, loc)
-        block_body: tuple = (For(c.id, num(0), lanes, (For(j.id, num(0), num(W), substitute(inner, r.id, at), loc),),
-                                 loc),
-                             For(j.id, num(0), num(W), substitute(inner, r.id, tail), loc))
-    else:
-        block_body = (block,)
-    blocks = For(q.id, num(0), full, (*block_body, *(Assign(c, Binary("+", c, f, loc), loc)
-                                                     for c, f in steps)), loc)
     last = For(r.id, num(0), Binary("-", h, base, loc), inner, loc)
+    idempotent = _idempotent(inner, k)
+    c, j = (fresh(f"{i}_chunk"), fresh(f"{i}_lane")) if idempotent else (None, None)
+
+    def nest(width: int) -> tuple:
+        """The blocks, each a loop over r (stripmine chunks it) or, when running an iteration
+        twice changes nothing, chunks of ``width`` and the last ``width`` once more, the number
+        of chunks, (b - 1) / width, counted once for all blocks (so no block tests b)."""
+        setup: tuple = ()
+        block_body: tuple = (block,)
+        if idempotent:
+            lanes = fresh(f"{i}_lanes")
+            setup = (Assign(lanes, Binary("/", Binary("-", Name(b, loc), num(1), loc), num(width), loc),
+                            loc),)
+            at = Binary("+", Binary("*", num(width), c, loc), j, loc)
+            tail = Binary("+", Binary("-", Name(b, loc), num(width), loc), j, loc)
+            block_body = (For(c.id, num(0), lanes, (For(j.id, num(0), num(width), substitute(inner, r.id, at),
+                                                        loc),), loc),
+                          For(j.id, num(0), num(width), substitute(inner, r.id, tail), loc))
+        blocks = For(q.id, num(0), full, (*block_body, *(Assign(x, Binary("+", x, f, loc), loc)
+                                                         for x, f in steps)), loc)
+        body_ = (*setup, *(Assign(x, num(0), loc) for x, _ in steps), blocks, last,
+                 Assign(Name(i, loc), h, loc))
+        return (Assign(full, Binary("/", h, Name(b, loc), loc), loc),
+                If(Compare("<", num(0), full, loc), body_, short, loc))
     original = (For(i, s.lo, h, body, loc),)
-    nest = (*setup, *(Assign(c, num(0), loc) for c, _ in steps), blocks, last,
-            Assign(Name(i, loc), h, loc))
     # h < b: every i / b is 0 and i % b is i (a map over 0 .. h, which stripmine may chunk)
     first = map_stmts(body, lambda x: (map_exprs_in(x, first_block),))
     short = (For(i, s.lo, h, _inline_positions(first, k, kept), loc),)
-    long = (Assign(full, Binary("/", h, Name(b, loc), loc), loc),
-            If(Compare("<", num(0), full, loc), nest, short, loc))
-    runs = (If(Compare("<=", num(W), Name(b, loc), loc), long, original, loc),)
+    runs: tuple = (If(Compare("<=", num(W), Name(b, loc), loc), nest(W), original, loc),)
+    least = W
+    if idempotent and _vectorises(k, For(j.id, num(0), num(SMALL), substitute(inner, r.id, j), loc)):
+        # blocks of 4 to 15 in chunks of 4 (a vector of 4 costs what one scalar does)
+        runs = (If(Compare("<=", num(SMALL), Name(b, loc), loc),
+                   (If(Compare("<=", num(W), Name(b, loc), loc), nest(W), nest(SMALL), loc),),
+                   original, loc),)
+        least = SMALL
     remarks.done(loc, f"loop over {i} made blocks of {b} iterations (over {q.id} = {i} / {b} and "
-                 f"{r.id} = {i} % {b}) that vectorise, when {b} >= {W} (and a map when the loop "
-                 f"ends in its first block)")
+                 f"{r.id} = {i} % {b}) that vectorise, when {b} >= {least} (and a "
+                 f"map when the loop ends in its first block)")
     pre = () if h is s.hi else (Assign(h, s.hi, loc),)
     return (*pre, If(Compare("<", num(0), h, loc), runs, (Assign(Name(i, loc), num(0), loc),), loc))
 
