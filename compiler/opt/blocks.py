@@ -47,7 +47,7 @@ from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num, node
 from .ir import Kernel, Span, affine, assigned_before_read, const_int, is_plain, map_exprs_in, map_stmts, \
     names_read, names_written, own_exprs, read_counts, stmts, substitute
 from .remarks import Remarks
-from .stripmine import W, _idempotent, stripmine
+from .stripmine import W, idempotent, stripmine
 from .vectorise import vectorise
 
 
@@ -85,11 +85,12 @@ def _inline_positions(body: tuple, k: Kernel, kept: set[str]) -> tuple:
     (propagate.py does this after ``strength``; this pass runs before both)."""
     out: list = []
     values: dict[str, object] = {}
+    written = names_written(body)  # (a value reading none of these means the same where it is used)
     for x in body:
         for name, e in values.items():
             x = map_exprs_in(x, lambda n, name=name, e=e: e if isinstance(n, Name) and n.id == name else n)
         t = x.target
-        if isinstance(t, Name) and t.id not in names_read(x.value) and affine(x.value, k.syms) is not None \
+        if isinstance(t, Name) and not names_read(x.value) & written and affine(x.value, k.syms) is not None \
                 and assigned_before_read(body, t.id) and sum(1 for y in body if isinstance(y.target, Name)
                                                              and y.target.id == t.id) == 1:
             values[t.id] = x.value
@@ -141,6 +142,7 @@ def _block(s: For, k: Kernel, remarks: Remarks):
             case Binary(op="*", left=f, right=Name(id=n)) if n == q.id and invariant(f):
                 return counter(f)
         return e
+
     def first_block(e):
         match e:
             case Binary(op="/", left=Name(id=v), right=Name(id=d)) if v == i and d == b:
@@ -163,8 +165,8 @@ def _block(s: For, k: Kernel, remarks: Remarks):
     full = fresh(f"{i}_blocks")
     steps = ((base, Name(b, loc)), *((c, f) for f, c in counters.items()))
     last = For(r.id, num(0), Binary("-", h, base, loc), inner, loc)
-    idempotent = _idempotent(inner, k)
-    c, j = (fresh(f"{i}_chunk"), fresh(f"{i}_lane")) if idempotent else (None, None)
+    twice = idempotent(inner, k)  # running an iteration twice changes nothing
+    c, j = (fresh(f"{i}_chunk"), fresh(f"{i}_lane")) if twice else (None, None)
 
     def nest(width: int) -> tuple:
         """The blocks, each a loop over r (stripmine chunks it) or, when running an iteration
@@ -172,7 +174,7 @@ def _block(s: For, k: Kernel, remarks: Remarks):
         of chunks, (b - 1) / width, counted once for all blocks (so no block tests b)."""
         setup: tuple = ()
         block_body: tuple = (block,)
-        if idempotent:
+        if twice:
             lanes = fresh(f"{i}_lanes")
             setup = (Assign(lanes, Binary("/", Binary("-", Name(b, loc), num(1), loc), num(width), loc),
                             loc),)
@@ -193,7 +195,7 @@ def _block(s: For, k: Kernel, remarks: Remarks):
     short = (For(i, s.lo, h, _inline_positions(first, k, kept), loc),)
     runs: tuple = (If(Compare("<=", num(W), Name(b, loc), loc), nest(W), original, loc),)
     least = W
-    if idempotent and _vectorises(k, For(j.id, num(0), num(SMALL), substitute(inner, r.id, j), loc)):
+    if twice and _vectorises(k, For(j.id, num(0), num(SMALL), substitute(inner, r.id, j), loc)):
         # blocks of 4 to 15 in chunks of 4 (a vector of 4 costs what one scalar does)
         runs = (If(Compare("<=", num(SMALL), Name(b, loc), loc),
                    (If(Compare("<=", num(W), Name(b, loc), loc), nest(W), nest(SMALL), loc),),

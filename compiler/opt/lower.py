@@ -216,9 +216,9 @@ class OptLowerer(LoopLowering, Lowerer):
         """Lower one statement, keeping :attr:`facts`: the i64 compares of scalars and constants
         known true here (the conditions of the ``if`` arms around it, until a statement assigns
         what one reads); an ``if`` on one of them is its then-arm. A loop forgets those its body
-        may make false before its body. None are
-        kept in a kernel with labels (a jump may arrive from where none holds) or inlined calls
-        in expressions (their statements assign what no statement shows)."""
+        may make false before its body. None are kept in a kernel with labels (a jump may arrive
+        from where none holds) or inlined calls in expressions (their statements assign what no
+        statement shows)."""
         if not self.use_facts:
             self._stmt(s)
             return
@@ -270,10 +270,10 @@ class OptLowerer(LoopLowering, Lowerer):
             if ins.target is None:
                 continue
             target, seen = ins.target, set()
-            while instrs[target - 1].op == "JMP" and target not in seen:
+            while 1 <= target <= len(instrs) and instrs[target - 1].op == "JMP" and target not in seen:
                 seen.add(target)
                 target = instrs[target - 1].target
-            if ins.op == "JMP" and instrs[target - 1].op == "END":
+            if ins.op == "JMP" and 1 <= target <= len(instrs) and instrs[target - 1].op == "END":
                 instrs[n] = Instr("END", None, None, None, ins.loc)
             elif target != ins.target:
                 instrs[n] = Instr(ins.op, ins.dest, ins.src, target, ins.loc)

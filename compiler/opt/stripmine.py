@@ -44,7 +44,7 @@ from .vectorise import vectorise
 W = 16
 
 
-def _idempotent(body: tuple, k: Kernel) -> bool:
+def idempotent(body: tuple, k: Kernel) -> bool:
     """Whether running an iteration again writes what it wrote: the body reads no array it
     writes, and every scalar it writes is assigned before it is read in each iteration."""
     written = names_written(body)
@@ -83,7 +83,7 @@ def _mine(s: For, k: Kernel, remarks: Remarks):
     count = Name(k.fresh_scalar("chunks"), loc)
     pre = () if h is s.hi else (Assign(h, s.hi, loc),)
     chunks = For(c.id, num(0), count, (chunk,), loc)
-    if _idempotent(body, k):
+    if idempotent(body, k):
         last = Binary("+", Binary("-", h, num(W), loc), j, loc)
         rest = For(j.id, num(0), num(W), substitute(body, i, last), loc)
         how = f"the last {W} once more"
@@ -109,4 +109,4 @@ def stripmine(k: Kernel, remarks: Remarks) -> Kernel:
     return k.but(map_stmts(k.body, fn))
 
 
-__all__ = ["stripmine", "W"]
+__all__ = ["stripmine", "idempotent", "W"]
