@@ -1,7 +1,8 @@
 """Pass ``stripmine`` (-O2): a loop whose trip count is known only at run time runs in chunks.
 
-``for i in 0 .. hi`` (hi computed at run time) whose body ``vectorise`` would make vector
-statements over any W consecutive iterations becomes
+``for i in 0 .. hi`` (hi computed at run time) whose chunks of W iterations the loop passes that
+follow make cheaper than those iterations in the scalar loop (estimated on a copy: a map
+vectorises; a sum's terms become a vector, added in order or as a tree) becomes
 
     h = hi                      (unless hi is a scalar)
     if 0 < h then {
@@ -17,7 +18,8 @@ statements over any W consecutive iterations becomes
         i = 0
     }
 
-and ``vectorise`` then makes each inner loop W-element vector statements. The last chunk
+and the loop passes (this one runs before ``distribute``) then take each inner loop, of a
+constant W iterations, as any other: a map becomes W-element vector statements. The last chunk
 overlaps the ones before it (an iteration run twice writes what it wrote the first time) when
 the body reads nothing it writes but scalars it assigns first in each iteration; otherwise the
 iterations left after the chunks run one by one (``for i in h - h % W .. h``).
@@ -39,7 +41,7 @@ from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num
 from .ir import Kernel, assigned_before_read, const_int, is_plain, map_stmts, names_read, \
     names_read_in, names_written, substitute, uses_outside_index
 from .remarks import Remarks
-from .vectorise import vectorise
+from .estimate import LOOP_NS, cost
 
 W = 16
 
@@ -54,13 +56,16 @@ def idempotent(body: tuple, k: Kernel) -> bool:
     return True
 
 
-def _vectorises(k: Kernel, loop: For) -> bool:
-    """Whether ``vectorise`` makes vector statements of the whole loop (tried on a copy)."""
-    trial = vectorise(Kernel(dict(k.syms), (loop,), k.params, k.inplace), Remarks())
-    return not any(isinstance(x, For) for x in trial.body)
+def _pays(k: Kernel, chunk: For, body: tuple, fast: bool) -> bool:
+    """Whether a chunk after the loop passes that follow (``distribute`` to ``vectorise``, tried
+    on a copy) is estimated cheaper than its W iterations in the scalar loop (each with the two
+    instructions of a rotated loop)."""
+    from .distribute import after_loop_passes
+
+    return after_loop_passes(k, (chunk,), fast) + LOOP_NS < W * (cost(body) + LOOP_NS)
 
 
-def _mine(s: For, k: Kernel, remarks: Remarks):
+def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool):
     if const_int(s.lo) != 0 or const_int(s.hi) is not None:
         return None
     body, i, loc = s.body, s.var, s.loc
@@ -75,7 +80,7 @@ def _mine(s: For, k: Kernel, remarks: Remarks):
     c, j = Name(made[0], loc), Name(made[1], loc)
     chunk = For(j.id, num(0), num(W), substitute(body, i, Binary("+", Binary("*", num(W), c, loc),
                                                                    j, loc)), loc)
-    if not _vectorises(k, chunk):
+    if not _pays(k, chunk, body, fast):
         for name in made:
             del k.syms[name]
         return None
@@ -90,7 +95,7 @@ def _mine(s: For, k: Kernel, remarks: Remarks):
     else:
         rest = For(i, Binary("-", h, Binary("%", h, num(W), loc), loc), h, body, loc)
         how = "the rest one by one"
-    remarks.done(loc, f"loop over {i} strip-mined: chunks of {W} that vectorise, {how}, when it "
+    remarks.done(loc, f"loop over {i} strip-mined: chunks of {W} for the loop passes, {how}, when it "
                  f"runs at least {W} times (its trip count is known only at run time)")
     vector = (chunks, rest, Assign(Name(i, loc), h, loc))
     runs = (Assign(count, Binary("/", h, num(W), loc), loc),
@@ -98,11 +103,12 @@ def _mine(s: For, k: Kernel, remarks: Remarks):
     return (*pre, If(Compare("<", num(0), h, loc), runs, (Assign(Name(i, loc), num(0), loc),), loc))
 
 
-def stripmine(k: Kernel, remarks: Remarks) -> Kernel:
-    """Strip-mine the innermost loops with run-time trip counts that then vectorise."""
+def stripmine(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
+    """Strip-mine the innermost loops with run-time trip counts whose chunks the loop passes make
+    cheaper."""
     def fn(s):
         if isinstance(s, For):
-            new = _mine(s, k, remarks)
+            new = _mine(s, k, remarks, fast)
             if new is not None:
                 return new
         return (s,)
