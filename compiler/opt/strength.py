@@ -50,7 +50,7 @@ def _invariant(e, written: set[str], k: Kernel) -> bool:
 
 
 # What -O0 spends on each operation the counters replace: PUTL and DIV (MOD); the MUL of a product
-_COST = {"/": 2, "%": 2, "*": 1}
+COST = {"/": 2, "%": 2, "*": 1}
 
 
 def _reduce(s: For, k: Kernel, remarks: Remarks):
@@ -89,7 +89,7 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
         new = replaced(e)
         if new is not e and e not in seen:
             seen.add(e)
-            saved[0] += _COST[e.op]
+            saved[0] += COST[e.op]
         return new
 
     def each(x):
