@@ -47,7 +47,7 @@ from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num, node
 from .ir import Kernel, Span, affine, assigned_before_read, const_int, is_plain, map_exprs_in, map_stmts, \
     names_read, names_written, own_exprs, read_counts, stmts, substitute
 from .remarks import Remarks
-from .strength import COST
+from .strength import replace_counted
 from .stripmine import W, idempotent, stripmine
 from .vectorise import vectorise
 
@@ -70,7 +70,7 @@ def _divisor(s: For, k: Kernel) -> str | None:
 #: The chunks of blocks shorter than stripmine's W
 SMALL = 4
 #: The fewest instructions of divisions, remainders and products by the divisor (as -O0 spends
-#: them in an iteration: ``strength.COST``) for which the nest is made: a run of one iteration
+#: them in an iteration: ``strength.replace_counted``) for which the nest is made: a run of one iteration
 #: pays its tests (of b, of the number of blocks, and stripmine's) from them and from what -O1
 #: saves anyway. matrix-unpack's `(i / bl) * st + i % bl` is 5; `Y[i % b] = Y[i % b] + X[i]`, 2,
 #: was slower than -O0 over one element with b = 16.
@@ -157,25 +157,12 @@ def _block(s: For, k: Kernel, remarks: Remarks):
             case Binary(op="%", left=Name(id=v), right=Name(id=d)) if v == i and d == b:
                 return Name(i, e.loc)
         return e
-    saved = [0]  # instructions an iteration spends at -O0 on what the nest replaces
-    seen: set = set()  # replaced in the statement at hand (`Y[i % b] = Y[i % b] + 1`: once)
-
-    def counted(e):
-        new = rewrite(e)
-        if new is not e and e not in seen:
-            seen.add(e)
-            saved[0] += COST[e.op]
-        return new
-
-    def each(x):
-        seen.clear()
-        return (map_exprs_in(x, counted),)
-    inner = map_stmts(body, each)
-    if saved[0] < MIN_SAVED:
+    inner, saved = replace_counted(body, rewrite)
+    if saved < MIN_SAVED:
         for name in made:
             del k.syms[name]
         remarks.missed(loc, f"the divisions of {i} by {b} in the loop over {i} not made blocks: "
-                       f"they cost {saved[0]} instructions an iteration at -O0, fewer than the "
+                       f"they cost {saved} instructions an iteration at -O0, fewer than the "
                        f"{MIN_SAVED} that pay for its tests on a run of one iteration")
         return None
     inner = substitute(inner, i, Binary("+", base, r, loc))

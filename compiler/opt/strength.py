@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num, nodes
 from ..incaq.checked import Sym
-from .ir import Kernel, const_int, is_plain, map_expr, map_exprs_in, map_stmts, names_read_in, \
+from .ir import Kernel, const_int, is_plain, map_exprs_in, map_stmts, names_read_in, \
     names_written, own_exprs, read_counts, rename_scalar, stmts
 from .remarks import Remarks
 
@@ -53,6 +53,28 @@ def _invariant(e, written: set[str], k: Kernel) -> bool:
 COST = {"/": 2, "%": 2, "*": 1}
 
 
+def replace_counted(body: tuple, replaced) -> tuple[tuple, int]:
+    """``body`` with ``replaced`` (an expression to its replacement, or itself) applied to every
+    expression, and what the replaced operations cost -O0 an iteration (:data:`COST`; an
+    operation written twice in one statement counted once: ``Y[i / b] = Y[i / b] + 1`` divides
+    once)."""
+    saved = 0
+    seen: set = set()
+
+    def rewrite(e):
+        nonlocal saved
+        new = replaced(e)
+        if new is not e and e not in seen:
+            seen.add(e)
+            saved += COST[e.op]
+        return new
+
+    def each(x):
+        seen.clear()
+        return (map_exprs_in(x, rewrite),)
+    return map_stmts(body, each), saved
+
+
 def _reduce(s: For, k: Kernel, remarks: Remarks):
     lo = const_int(s.lo)
     if lo != 0 or not is_plain(s.body) or s.var in names_written(s.body):
@@ -70,9 +92,6 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
             products[factor] = k.fresh_scalar(f"{b}_step")
         return products[factor]
 
-    saved = [0]  # instructions an iteration spends at -O0 on what the counters replace
-    seen: set = set()  # replaced in the statement at hand (`Y[i / b] = Y[i / b] + 1` divides once)
-
     def replaced(e):
         match e:
             case Binary(op="%", left=Name(id=v), right=Name(id=d)) if v == s.var and d == b:
@@ -85,28 +104,18 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
                 return Name(q, e.loc)
         return e
 
-    def rewrite(e):
-        new = replaced(e)
-        if new is not e and e not in seen:
-            seen.add(e)
-            saved[0] += COST[e.op]
-        return new
-
-    def each(x):
-        seen.clear()
-        return (map_exprs_in(x, lambda e: map_expr(e, rewrite)),)
-    body = map_stmts(s.body, each)
+    body, saved = replace_counted(s.body, replaced)
     uses_q = q in names_read_in(body)
     # Where b == 1 every iteration wraps: SUB and BLEZ of f, f = b, one ADD per counter and the
     # JMP back from the rare path. Unless that costs no more than what it replaces, such a run
     # would be slower than -O0 at every length.
     wrap_cost = 4 + uses_q + len(products)
-    if saved[0] < wrap_cost:
+    if saved < wrap_cost:
         for name in (f, q, *products.values()):
             k.syms.pop(name, None)
         remarks.missed(loc, f"the divisions of {s.var} by {b} in the loop over {s.var} not made "
                        f"counters: where {b} is 1 their wrap-around costs {wrap_cost} instructions "
-                       f"an iteration, more than the {saved[0]} they replace")
+                       f"an iteration, more than the {saved} they replace")
         return None
     if not uses_q:
         del k.syms[q]
