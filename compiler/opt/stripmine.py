@@ -38,10 +38,10 @@ instructions.
 from __future__ import annotations
 
 from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num
+from .estimate import LOOP_NS, cost
 from .ir import Kernel, assigned_before_read, const_int, is_plain, map_stmts, names_read, \
     names_read_in, names_written, substitute, uses_outside_index
 from .remarks import Remarks
-from .estimate import LOOP_NS, cost
 
 W = 16
 
