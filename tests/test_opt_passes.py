@@ -238,6 +238,17 @@ def test_strength_reduction_only_where_no_run_is_slower():
         remarks(alone, O1)
 
 
+def test_strength_reduction_takes_no_product_by_the_loop_variable_for_invariant():
+    """``(i / b) * i`` is no product by an invariant: a counter adding i at each wrap summed the
+    values of i at the wraps (a miscompile at -O1 since strength.py was written, found in
+    review): the loop's variable counts among what varies."""
+    text = ("input n: i64\ninput b: i64\ninput X: i64[16]\noutput Y: i64[64]\noutput Z: i64[16]\n"
+            "for i in 0 .. n do {\n    Y[(i / b) * i % 64] = X[i % b]\n    Z[i] = X[i % b]\n}\n")
+    for b in (1, 2, 3, 5):
+        inputs = {"n": [12], "b": [b], "X": list(range(3, 19))}
+        assert run(text, O1, inputs).outputs == run(text, None, inputs).outputs
+
+
 def test_strength_reduction_still_faults_on_a_zero_divisor():
     inputs = {"n": [12], "bl": [0], "st": [4], "P": [0.0] * 12, "M": [0.0] * 30}
     with pytest.raises(RuntimeFault, match="by zero"):

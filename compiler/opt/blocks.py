@@ -43,28 +43,13 @@ the loop at -O1 is two instructions ahead of -O0 there, not three.
 """
 from __future__ import annotations
 
-from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num, nodes
+from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num
 from .ir import Kernel, Span, affine, assigned_before_read, const_int, is_plain, map_exprs_in, map_stmts, \
-    names_read, names_written, own_exprs, read_counts, stmts, substitute
+    names_read, names_written, read_counts, stmts, substitute
 from .remarks import Remarks
-from .strength import replace_counted
+from .strength import divisors, invariant, replace_counted, varying
 from .stripmine import W, idempotent, stripmine
 from .vectorise import vectorise
-
-
-def _divisor(s: For, k: Kernel) -> str | None:
-    """The one b of the body's ``i / b`` and ``i % b`` (an i64 scalar the loop does not write)."""
-    written = names_written(s.body)
-    found = {n.right.id for x in stmts(s.body) for e in own_exprs(x) for n in nodes(e)
-             if isinstance(n, Binary) and n.op in ("/", "%") and n.left == Name(s.var)
-             and isinstance(n.right, Name)}
-    if len(found) != 1:
-        return None
-    (b,) = found
-    sym = k.syms.get(b)
-    if b in written or b == s.var or sym is None or sym.kind != "scalar" or sym.dtype != "i64":
-        return None
-    return b
 
 
 #: The chunks of blocks shorter than stripmine's W
@@ -113,9 +98,11 @@ def _block(s: For, k: Kernel, remarks: Remarks):
             or not all(isinstance(x, Assign) for x in s.body) or s.var in names_written(s.body) \
             or names_read(s.hi) & names_written(s.body):
         return None
-    b = _divisor(s, k)
-    if b is None:
+    vary = varying(s)
+    found = divisors(s)
+    if len(found) != 1 or not invariant(Name(found[0]), vary, k):
         return None
+    b = found[0]
     i, loc, body = s.var, s.loc, s.body
     written = names_written(body)
 
@@ -129,9 +116,8 @@ def _block(s: For, k: Kernel, remarks: Remarks):
     q, r, base = fresh(f"{i}_q"), fresh(f"{i}_r"), fresh(f"{i}_base")
     counters: dict = {}  # invariant factor -> its counter
 
-    def invariant(e) -> bool:
-        return isinstance(e, Name) and e.id not in written and e.id != i \
-            and k.syms[e.id].kind == "scalar" and k.syms[e.id].dtype == "i64"
+    def factor(e) -> bool:  # (a constant factor keeps the index affine: no counter)
+        return isinstance(e, Name) and invariant(e, vary, k)
 
     def counter(f) -> Name:
         if f not in counters:
@@ -144,9 +130,9 @@ def _block(s: For, k: Kernel, remarks: Remarks):
                 return Name(q.id, e.loc)
             case Binary(op="%", left=Name(id=v), right=Name(id=d)) if v == i and d == b:
                 return Name(r.id, e.loc)
-            case Binary(op="*", left=Name(id=n), right=f) if n == q.id and invariant(f):
+            case Binary(op="*", left=Name(id=n), right=f) if n == q.id and factor(f):
                 return counter(f)
-            case Binary(op="*", left=f, right=Name(id=n)) if n == q.id and invariant(f):
+            case Binary(op="*", left=f, right=Name(id=n)) if n == q.id and factor(f):
                 return counter(f)
         return e
 

@@ -26,26 +26,25 @@ from .ir import Kernel, const_int, is_plain, map_exprs_in, map_stmts, names_read
 from .remarks import Remarks
 
 
-def _divisor(s: For, k: Kernel) -> str | None:
-    """The first b with ``i / b`` or ``i % b`` in the loop's body (b invariant, i64 scalar)."""
-    written = names_written(s.body)
-    for x in stmts(s.body):
-        for e in own_exprs(x):
-            for n in nodes(e):
-                if isinstance(n, Binary) and n.op in ("/", "%") and n.left == Name(s.var) \
-                        and isinstance(n.right, Name) and n.right.id not in written \
-                        and n.right.id != s.var:
-                    sym = k.syms.get(n.right.id)
-                    if sym is not None and sym.kind == "scalar" and sym.dtype == "i64":
-                        return n.right.id
-    return None
+def divisors(s: For) -> list[str]:
+    """The scalars b of the body's ``i / b`` and ``i % b`` (i the loop's variable), in order."""
+    found = [n.right.id for x in stmts(s.body) for e in own_exprs(x) for n in nodes(e)
+             if isinstance(n, Binary) and n.op in ("/", "%") and n.left == Name(s.var)
+             and isinstance(n.right, Name)]
+    return list(dict.fromkeys(found))
 
 
-def _invariant(e, written: set[str], k: Kernel) -> bool:
-    """An i64 literal or an i64 scalar the loop does not write."""
+def varying(s: For) -> set[str]:
+    """The names whose values differ between iterations of a for loop: those its body assigns,
+    and its variable."""
+    return names_written(s.body) | {s.var}
+
+
+def invariant(e, vary: set[str], k: Kernel) -> bool:
+    """An i64 literal or an i64 scalar not in ``vary`` (:func:`varying`)."""
     if isinstance(e, Num):
         return not e.is_float
-    return isinstance(e, Name) and e.id not in written and k.syms[e.id].kind == "scalar" \
+    return isinstance(e, Name) and e.id not in vary and k.syms[e.id].kind == "scalar" \
         and k.syms[e.id].dtype == "i64"
 
 
@@ -79,11 +78,11 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
     lo = const_int(s.lo)
     if lo != 0 or not is_plain(s.body) or s.var in names_written(s.body):
         return None
-    b = _divisor(s, k)
+    vary = varying(s)
+    b = next((d for d in divisors(s) if invariant(Name(d), vary, k)), None)
     if b is None:
         return None
     loc = s.loc
-    written = names_written(s.body)
     f, q = k.fresh_scalar(f"{b}_left"), k.fresh_scalar(f"{b}_quot")
     products: dict = {}  # invariant factor -> its counter's name
 
@@ -96,9 +95,9 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
         match e:
             case Binary(op="%", left=Name(id=v), right=Name(id=d)) if v == s.var and d == b:
                 return Binary("-", Name(b, e.loc), Name(f, e.loc), e.loc)
-            case Binary(op="*", left=Name(id=n), right=r) if n == q and _invariant(r, written, k):
+            case Binary(op="*", left=Name(id=n), right=r) if n == q and invariant(r, vary, k):
                 return Name(counter(r), e.loc)
-            case Binary(op="*", left=l, right=Name(id=n)) if n == q and _invariant(l, written, k):
+            case Binary(op="*", left=l, right=Name(id=n)) if n == q and invariant(l, vary, k):
                 return Name(counter(l), e.loc)
             case Binary(op="/", left=Name(id=v), right=Name(id=d)) if v == s.var and d == b:
                 return Name(q, e.loc)
