@@ -43,13 +43,13 @@ the loop at -O1 is two instructions ahead of -O0 there, not three.
 """
 from __future__ import annotations
 
-from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num
-from .ir import Kernel, Span, affine, assigned_before_read, const_int, is_plain, map_exprs_in, map_stmts, \
+from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num
+from .ir import Kernel, affine, assigned_before_read, const_int, is_plain, map_exprs_in, map_stmts, \
     names_read, names_written, read_counts, stmts, substitute
 from .remarks import Remarks
 from .strength import divisors, invariant, replace_counted, varying
 from .stripmine import W, idempotent, stripmine
-from .vectorise import vectorise
+from .vectorise import is_vector, vectorise
 
 
 #: The chunks of blocks shorter than stripmine's W
@@ -66,8 +66,7 @@ def _vectorises(k: Kernel, loop: For) -> bool:
     """Whether ``stripmine`` and ``vectorise`` make vector chunks of a block loop (on a copy)."""
     trial = Kernel(dict(k.syms), (loop,), k.params, k.inplace)
     trial = vectorise(stripmine(trial, Remarks()), Remarks())
-    return any(isinstance(x, Assign) and isinstance(x.target, Index)
-               and any(isinstance(ix, Span) for ix in x.target.indices) for x in stmts(trial.body))
+    return any(is_vector(x) for x in stmts(trial.body))
 
 
 def _inline_positions(body: tuple, k: Kernel, kept: set[str]) -> tuple:

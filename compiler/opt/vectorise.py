@@ -45,7 +45,7 @@ class NoTrailing(Refused):
         self.extra = extra
 
 
-def _is_vector(x) -> bool:
+def is_vector(x) -> bool:
     """Whether a statement assigns a vector (an index of its target is a span)."""
     return isinstance(x, Assign) and isinstance(x.target, Index) and any(
         isinstance(ix, Span) for ix in x.target.indices)
@@ -112,7 +112,7 @@ class Vectoriser:
             self.k.syms.clear()
             self.k.syms.update(syms)  # undo the temporaries an expansion made
             self.temps = temps
-            if hi is not None or not all(_is_vector(x) or (isinstance(x, Assign) and isinstance(
+            if hi is not None or not all(is_vector(x) or (isinstance(x, Assign) and isinstance(
                     x.value, Num)) for x in s.body):
                 # (a loop of vector statements over a count known at run time, stripmine's
                 # chunks, the inner loops' last values beside them: its remark says what was done)
@@ -347,4 +347,4 @@ def vectorise(k: Kernel, remarks: Remarks) -> Kernel:
     return k
 
 
-__all__ = ["vectorise", "align", "type_of"]
+__all__ = ["vectorise", "align", "is_vector", "type_of"]
