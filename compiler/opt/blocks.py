@@ -200,9 +200,14 @@ def _block(s: For, k: Kernel, remarks: Remarks):
                    (If(Compare("<=", num(W), Name(b, loc), loc), nest(W), nest(SMALL), loc),),
                    original, loc),)
         least = SMALL
-    remarks.done(loc, f"loop over {i} made blocks of {b} iterations (over {q.id} = {i} / {b} and "
-                 f"{r.id} = {i} % {b}) that vectorise, when {b} >= {least} (and a "
-                 f"map when the loop ends in its first block)")
+    remarks.done(loc, f"loop over {i} made blocks of {b} iterations ({i} / {b} the block, {i} % {b} "
+                 f"the position in it) that vectorise, when {b} >= {least} (and a map when the "
+                 f"loop ends in its first block)")
+    remarks.version(i, loc)
+    remarks.call(q.id, f"the blocks of {i}")
+    remarks.call(r.id, f"a block of {i}")
+    if twice:
+        remarks.call(j.id, f"the chunks of a block of {i}")
     pre = () if h is s.hi else (Assign(h, s.hi, loc),)
     return (*pre, If(Compare("<", num(0), h, loc), runs, (Assign(Name(i, loc), num(0), loc),), loc))
 

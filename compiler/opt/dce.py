@@ -106,7 +106,10 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
             break
         for s in gone:
             t = s.target
-            removed.setdefault(s.loc, []).append(t.id if isinstance(t, Name) else t.base)
+            name = t.id if isinstance(t, Name) else t.base
+            # (no remark on what a pass wrote: its names, a loop's last value it placed)
+            if not remarks.made(name) and not remarks.is_exit_value(name, s.loc):
+                removed.setdefault(s.loc, []).append(name)
         body = new
         _count_reads(gone, reads, -1)
     for loc, names in removed.items():

@@ -140,6 +140,7 @@ class Histograms:
             identity("if-add")
         self.remarks.done(s.loc, f"accumulation into {where} counted per bucket: the index takes "
                           f"values {a} .. {z}, and each bucket's terms are a reduction")
+        self.remarks.call(b, f"the buckets of {h}")
         return (nest,)
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...lang.frozen import frozen
+from ..incaq.ast import For
 from ..incaq.checked import Checked
 from .argmax import argmax
 from .blocks import blocks
@@ -24,13 +25,13 @@ from .histogram import histogram
 from .ifconvert import ifconvert
 from .interchange import interchange
 from .propagate import propagate
-from .ir import Kernel
+from .ir import Kernel, stmts
 from .licm import licm
 from .narrow import narrow
 from .reduce import reduce
 from .scan import scan
 from .split import split
-from .remarks import Remarks
+from .remarks import Names, Remarks
 from .rules import FAST_MATH
 from .show import show
 from .strength import strength
@@ -113,6 +114,8 @@ def optimise(checked: Checked, level: Level, trace: Trace | None = None,
     passes overwrite, each element of which the kernel reads at most once). The result's
     ``inplace`` is what is left of that set (a pass that reads such an input twice drops it)."""
     trace = trace if trace is not None else Trace()
+    trace.remarks.names = Names(frozenset(s.name for s in checked.symbols), frozenset(
+        (s.var, s.loc) for s in stmts(checked.body) if isinstance(s, For)))
     k = Kernel.of(checked)
     k.inplace = inplace
     for name, least, run in PASSES:

@@ -218,7 +218,7 @@ class Reducer:
                                 f"{prod(trips):,} terms are more than {MAX_TERMS:,}")
             return None
         before, mine = dict(self.k.syms), self.remarks
-        self.remarks = Remarks(pass_name=mine.pass_name)
+        self.remarks = mine.trial()
         try:
             out = self.whole(s, stmt, op, e, etype, loops, rows, inner, tree)
             if out is not None and loops[:len(rows)] != rows:
@@ -229,7 +229,7 @@ class Reducer:
                     self.k.syms.clear()
                     self.k.syms.update(before)
                     return None
-            mine.items.extend(self.remarks.items)
+            mine.adopt(self.remarks)
             return out
         finally:
             self.remarks = mine
@@ -318,7 +318,7 @@ class Reducer:
         target = Name(name, x.loc)
         c = truth_bits(c, self.k.syms)
         step = Assign(target, Binary("+", target, Binary("*", c, e, x.loc), x.loc), x.loc)
-        mine, self.remarks = self.remarks, Remarks(pass_name=self.remarks.pass_name)
+        mine, self.remarks = self.remarks, self.remarks.trial()
         syms = dict(self.k.syms)
         try:
             out = self.loop(replace(s, body=(step,)))
@@ -328,7 +328,7 @@ class Reducer:
                 return None
             mine.done(x.loc, f"if on {name} turned into {name} = {name} + {show.expr(c)} * "
                       f"{show.expr(e)}, a reduction")
-            mine.items.extend(self.remarks.items)
+            mine.adopt(self.remarks)
             return out
         finally:
             self.remarks = mine

@@ -131,7 +131,7 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
     for factor, name in products.items():
         init.append(Assign(Name(name, loc), num(0), loc))
         wrap.append(Assign(Name(name, loc), Binary("+", Name(name, loc), factor, loc), loc))
-    body = _privatise(body, s.body, k)
+    body = _privatise(body, s.body, k, remarks)
     step = [Assign(Name(f, loc), Binary("-", Name(f, loc), num(1), loc), loc),
             If(Compare("<=", Name(f, loc), num(0), loc), tuple(wrap), (), loc)]
     fast = (*init, For(s.var, s.lo, s.hi, body + tuple(step), loc))
@@ -149,7 +149,7 @@ def _reduce(s: For, k: Kernel, remarks: Remarks):
                      (Assign(Name(s.var, loc), s.lo, loc),), loc))
 
 
-def _privatise(body: tuple, original: tuple, k: Kernel) -> tuple:
+def _privatise(body: tuple, original: tuple, k: Kernel, remarks: Remarks) -> tuple:
     """The fast copy's own names for the scalars private to the loop (assigned before any read
     in each iteration, read nowhere else), so later passes see the two copies apart."""
     inside = read_counts(original)
@@ -164,6 +164,7 @@ def _privatise(body: tuple, original: tuple, k: Kernel) -> tuple:
             continue
         new = k.fresh(f"{x}_")
         k.syms[new] = Sym(new, "scalar", sym.dtype, implicit=True)
+        remarks.call(new, x)  # (the source's scalar, in one version of the loop)
         body = rename_scalar(body, x, new)
     return body
 

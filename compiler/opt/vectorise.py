@@ -112,10 +112,12 @@ class Vectoriser:
             self.k.syms.clear()
             self.k.syms.update(syms)  # undo the temporaries an expansion made
             self.temps = temps
-            if hi is not None or not all(is_vector(x) or (isinstance(x, Assign) and isinstance(
-                    x.value, Num)) for x in s.body):
-                # (a loop of vector statements over a count known at run time, stripmine's
-                # chunks, the inner loops' last values beside them: its remark says what was done)
+            if hi is not None or not self.remarks.is_version(s.var, s.loc) and not all(
+                    is_vector(x) or (isinstance(x, Assign) and isinstance(x.value, Num))
+                    for x in s.body):
+                # (a loop over a count known at run time that a pass made, or that is a version
+                # of the source's (the pass's remark says which runs when), or of vector
+                # statements, stripmine's chunks, the inner loops' last values beside them)
                 self.remarks.missed(s.loc, f"loop over {s.var} not vectorised: {why}")
             return (s,)
         trip = const_int(s.hi) - const_int(s.lo)
