@@ -128,6 +128,6 @@ class ArgReducer:
 
 def argmax(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Turn the kernel's running maxima and minima with payloads into reductions."""
-    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    k = k.copy()
     k.body = map_stmts(k.body, ArgReducer(k, remarks, fast).loop)
     return k

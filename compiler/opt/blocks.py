@@ -64,7 +64,7 @@ MIN_SAVED = 5
 
 def _vectorises(k: Kernel, loop: For) -> bool:
     """Whether ``stripmine`` and ``vectorise`` make vector chunks of a block loop (on a copy)."""
-    trial = Kernel(dict(k.syms), (loop,), k.params, k.inplace)
+    trial = k.copy((loop,))
     trial = vectorise(stripmine(trial, Remarks()), Remarks())
     return any(is_vector(x) for x in stmts(trial.body))
 

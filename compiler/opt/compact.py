@@ -209,7 +209,7 @@ class Compactor:
 def compact(k: Kernel, remarks: Remarks) -> Kernel:
     """Compact the conditional appends of the kernel's top-level counted loops (their labels are
     unique because nothing copies top-level code afterwards)."""
-    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    k = k.copy()
     comp = Compactor(k, remarks)
     out: list = []
     for s in k.body:

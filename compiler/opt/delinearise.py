@@ -75,7 +75,7 @@ class Delineariser:
 
 def delinearise(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Make the loops that divide their variable by a constant nests (innermost first)."""
-    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    k = k.copy()
     d = Delineariser(k, remarks, fast)
     k.body = map_stmts(k.body, d.loop)
     return k

@@ -297,7 +297,7 @@ def after_loop_passes(k: Kernel, block: tuple, fast: bool, distribute_first: boo
     from .reduce import reduce
     from .vectorise import vectorise
 
-    copy = Kernel(dict(k.syms), block, k.params, k.inplace)
+    copy = k.copy(block)
     scratch = Remarks()
     if distribute_first:
         copy = distribute(copy, scratch, fast)
@@ -308,7 +308,7 @@ def after_loop_passes(k: Kernel, block: tuple, fast: bool, distribute_first: boo
 
 def distribute(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Distribute the loops whose parts then vectorise or reduce (innermost first)."""
-    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    k = k.copy()
     d = Distributor(k, remarks, fast)
     k.body = map_stmts(k.body, d.loop)
     return k

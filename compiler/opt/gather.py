@@ -249,7 +249,7 @@ def _regather(x: Assign, names: dict, k: Kernel, pos) -> Assign:
 
 def gather(k: Kernel, remarks: Remarks) -> Kernel:
     """Split the counted loops whose only obstacle to vectorising is a gather."""
-    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    k = k.copy()
     g = Gatherer(k, remarks)
     out: list = []
     for s in k.body:

@@ -146,7 +146,7 @@ class Histograms:
 
 def histogram(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Count the accumulations of the kernel's loops into computed elements per bucket."""
-    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    k = k.copy()
     h = Histograms(k, remarks, fast)
     k.body = map_stmts(k.body, h.loop)
     return k

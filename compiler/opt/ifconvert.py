@@ -439,7 +439,7 @@ def _vectorises(s: For, k: Kernel) -> bool:
     from .vectorise import Refused, Vectoriser
 
     try:
-        Vectoriser(Kernel(dict(k.syms), k.body, k.params, k.inplace), Remarks()).vectorise(s)
+        Vectoriser(k.copy(), Remarks()).vectorise(s)
     except Refused:
         return False
     return True

@@ -107,7 +107,7 @@ def _after(k: Kernel, loop: For, fast: bool) -> float:
     from .scan import scan
     from .vectorise import vectorise
 
-    copy = Kernel(dict(k.syms), (loop,), k.params, k.inplace)
+    copy = k.copy((loop,))
     scratch = Remarks()
     copy = reduce(scan(copy, scratch, fast), scratch, fast)
     return cost(vectorise(copy, scratch).body)

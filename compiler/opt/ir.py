@@ -57,6 +57,11 @@ class Kernel:
         """This kernel with another body (the symbols are shared)."""
         return Kernel(self.syms, body, self.params, self.inplace)
 
+    def copy(self, body: tuple | None = None) -> "Kernel":
+        """A copy with symbols of its own (a pass's or a trial's new names stay in it), and this
+        body or another."""
+        return Kernel(dict(self.syms), self.body if body is None else body, self.params, self.inplace)
+
     def checked(self) -> Checked:
         return Checked(tuple(self.syms.values()), self.body, self.params)
 

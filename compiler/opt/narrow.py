@@ -106,7 +106,7 @@ class Narrower:
 
 def narrow(k: Kernel, remarks: Remarks) -> Kernel:
     """Compute the parts of the kernel's vector statements that have fewer elements on their own."""
-    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    k = k.copy()
     n = Narrower(k, remarks)
     k.body = map_stmts(k.body, n.stmt)
     return k

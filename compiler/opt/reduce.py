@@ -406,7 +406,7 @@ class Reducer:
 def reduce(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Split the reductions of the kernel's nests (all rows at once), then of its innermost
     loops."""
-    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    k = k.copy()
     r = Reducer(k, remarks, fast)
     k.body = map_stmts(map_stmts_topdown(k.body, r.nest), r.loop)
     return k

@@ -146,7 +146,7 @@ class Scanner:
 
 def scan(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Turn the prefix scans of the kernel's loops into vector steps."""
-    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    k = k.copy()
     k.body = map_stmts(k.body, Scanner(k, remarks, fast).loop)
     return k
 

@@ -140,6 +140,6 @@ class _Truth:
 
 def split(k: Kernel, remarks: Remarks) -> Kernel:
     """Split the counted loops of the kernel that branch on their own variable."""
-    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    k = k.copy()
     k.body = map_stmts(k.body, Splitter(k, remarks).loop)
     return k

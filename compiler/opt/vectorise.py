@@ -343,7 +343,7 @@ def align(e: Index, tags: list[str]) -> Index:
 
 def vectorise(k: Kernel, remarks: Remarks) -> Kernel:
     """Vectorise every loop that can be (innermost first)."""
-    k = Kernel(dict(k.syms), k.body, k.params, k.inplace)
+    k = k.copy()
     v = Vectoriser(k, remarks)
     k.body = v.block(k.body)
     return k
