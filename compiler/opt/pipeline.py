@@ -15,6 +15,7 @@ from ..incaq.checked import Checked
 from .argmax import argmax
 from .blocks import blocks
 from .canon import canon
+from .combine import combine
 from .compact import compact
 from .dce import dce
 from .delinearise import delinearise
@@ -100,6 +101,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("vectorise", 2, lambda k, r, lv: vectorise(k, r)),
     ("narrow", 2, lambda k, r, lv: narrow(k, r)),
     ("unroll", 1, lambda k, r, lv: unroll(k, r, lv.opt)),
+    ("combine", 1, lambda k, r, lv: combine(k, r)),
     ("fold", 1, lambda k, r, lv: fold(k, r, lv.flags)),
     ("dce", 1, lambda k, r, lv: dce(k, r)),
 )

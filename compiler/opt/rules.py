@@ -77,6 +77,12 @@ NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 IDENTITIES: tuple[Identity, ...] = (
     *(Identity(f"cmp-swap{op}-{t}", t, (op, "x", "k"), (SWAPPED[op], "k", "x"), "compact")
       for t in ("i64", "f64") for op in SWAPPED),
+    # a leaf first and a computed operand second are turned round, so the lowering computes the
+    # operand in the destination (combine); f64 only with a number, as a NaN's bits follow the
+    # first operand (z3's floating point has one NaN: the pass keeps to numbers)
+    *(Identity(f"commute{op}-i64", "i64", (op, "k", "x"), (op, "x", "k"), "combine")
+      for op in ("+", "*", "&", "|", "^")),
+    *(Identity(f"commute{op}-f64", "f64", (op, "k", "x"), (op, "x", "k"), "combine") for op in ("+", "*")),
     # the count of a compaction is kept as an offset d and added once: (n + d) + 1 = n + (d + 1)
     Identity("add-assoc", "i64", ("+", ("+", "x", "a"), "b"), ("+", "x", ("+", "a", "b")), "compact"),
     # c - a - b is c - (a + b): a difference reduction sums its terms first (reduce's trees)

@@ -143,6 +143,12 @@ class Machine:
                 case "MOD":
                     raise Unsupported("f64 MOD")
             return z3.If(_relation(op, a, b), z3.RealVal(1), z3.RealVal(0))
+        if op in ("ADD", "MUL") and z3.is_fp_value(a) and not z3.is_fp_value(b):
+            # + and * commute in z3's floating point (which has one NaN; the bits of NaNs are
+            # combine.py's concern, which turns round only with numbers): a number goes second,
+            # so `0.0 + p` and `p + 0.0` are one term, where z3 would have to bit-blast two
+            # adders to see them equal
+            a, b = b, a
         match op:
             case "ADD":
                 return z3.fpAdd(RNE, a, b)
