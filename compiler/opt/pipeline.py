@@ -15,6 +15,7 @@ from ..incaq.checked import Checked
 from .argmax import argmax
 from .blocks import blocks
 from .canon import canon
+from .coalesce import coalesce
 from .combine import combine
 from .compact import compact
 from .dce import dce
@@ -104,6 +105,7 @@ PASSES: tuple[tuple[str, int, Callable], ...] = (
     ("combine", 1, lambda k, r, lv: combine(k, r)),
     ("fold", 1, lambda k, r, lv: fold(k, r, lv.flags)),
     ("dce", 1, lambda k, r, lv: dce(k, r)),
+    ("coalesce", 2, lambda k, r, lv: coalesce(k, r)),
 )
 
 #: The names ``--print-after`` accepts.
