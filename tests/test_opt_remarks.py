@@ -82,3 +82,13 @@ def test_phrases_nest_and_replace_whole_names_only():
     trial.done(Loc("k.incaq", 2, 1), "y")
     r.adopt(trial)
     assert [x.message for x in r.items][1:] == ["y"]
+
+
+def test_a_reduction_kept_in_order_is_not_also_not_vectorised():
+    # reduce says the f64 sum stays in order (use -Ofast); vectorise then has nothing to add
+    text = ("input A: f64[16]\ninput B: f64[16]\noutput c: f64\n"
+            "for i in 0 .. 16 do {\n    c = c + A[i] * B[i]\n}\n")
+    found = remarks(text)
+    assert "k.incaq:4:1: remark (missed): [reduce] f64 reduction over i kept in order: use -Ofast " \
+           "to reassociate" in found
+    assert not any("[vectorise]" in r for r in found), found

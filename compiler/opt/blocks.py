@@ -203,7 +203,7 @@ def _block(s: For, k: Kernel, remarks: Remarks):
     remarks.done(loc, f"loop over {i} made blocks of {b} iterations ({i} / {b} the block, {i} % {b} "
                  f"the position in it) that vectorise, when {b} >= {least} (and a map when the "
                  f"loop ends in its first block)")
-    remarks.version(i, loc)
+    remarks.explained(i, loc)
     remarks.call(q.id, f"the blocks of {i}")
     remarks.call(r.id, f"a block of {i}")
     if twice:

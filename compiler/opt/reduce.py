@@ -178,6 +178,7 @@ class Reducer:
                                 f"is {ttype} and the terms {etype}")
         self.remarks.done(s.loc, f"terms of the reduction over {s.var} computed as a vector "
                           f"({trip} elements)")
+        self.remarks.explained(s.var, s.loc)
         step = Assign(stmt.target, combine(op, stmt.target, Index(v, (pos,), s.loc), stmt.loc),
                       stmt.loc)
         return terms + (For(s.var, s.lo, s.hi, (step,), s.loc),)
@@ -296,6 +297,8 @@ class Reducer:
         self.remarks.done(stmt.loc, f"terms of the nest over {', '.join(o.var for o in rows + inner)} "
                           f"computed as one vector ({prod(_trip(o) for o in order):,} elements), "
                           "added in order for all accumulators at once")
+        for o in rows + inner:
+            self.remarks.explained(o.var, o.loc)
         return Vectoriser(self.k, Remarks()).block((step,))
 
     def conditional(self, s: For) -> tuple | None:

@@ -3,9 +3,9 @@
 
 Remarks speak of the source (``docs/optimiser.md``, Remarks): a name the compiler made is spelt
 as what it stands for where the pass that made it says so ("the chunks of i" for stripmine's
-lane); a pass that turns a loop into versions says when each runs, and then no remark says of a
-version that it was not vectorised because its trip count is unknown; and a remark made twice is
-kept once (each of a loop's versions vectorises the same way).
+lane); a pass that turns a loop into versions says when each runs, or that keeps a reduction in
+order says so, and then no remark says again why a later pass could not do more with that loop;
+and a remark made twice is kept once (each of a loop's versions vectorises the same way).
 """
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ class Names:
     loops: frozenset[tuple[str, Loc]] = frozenset()
     #: what a name the compiler made stands for, where the pass that made it said
     phrases: dict[str, str] = field(default_factory=dict)
-    #: loops a pass turned into versions, as (variable, location)
-    versioned: set[tuple[str, Loc]] = field(default_factory=set)
+    #: loops a pass's remark explained, as (variable, location)
+    explained: set[tuple[str, Loc]] = field(default_factory=set)
 
 
 @dataclass
@@ -95,13 +95,15 @@ class Remarks:
         """How remarks spell ``name``."""
         return self._spelt(name)
 
-    def version(self, var: str, loc: Loc) -> None:
-        """The loop over ``var`` at ``loc`` is now versions, the pass's remark says which."""
-        self.names.versioned.add((var, loc))
+    def explained(self, var: str, loc: Loc) -> None:
+        """A pass's remark has said what became of the loop over ``var`` at ``loc`` (its versions
+        and when each runs, its reduction kept in order): the passes after it do not say again
+        why they could not do more with that loop."""
+        self.names.explained.add((var, loc))
 
-    def is_version(self, var: str, loc: Loc) -> bool:
-        """Whether a loop is one the compiler made: over a name it made, or a version of one."""
-        return self.made(var) or (var, loc) in self.names.versioned
+    def is_explained(self, var: str, loc: Loc) -> bool:
+        """Whether a loop is one the compiler made (over a name it made) or one a pass explained."""
+        return self.made(var) or (var, loc) in self.names.explained
 
     def is_exit_value(self, name: str, loc: Loc | None) -> bool:
         """Whether an assignment to ``name`` at ``loc`` is a pass's: the last value of the

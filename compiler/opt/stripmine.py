@@ -97,7 +97,7 @@ def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool):
         how = "the rest one by one"
     remarks.done(loc, f"loop over {i} strip-mined: chunks of {W} for the loop passes, {how}, when it "
                  f"runs at least {W} times (its trip count is known only at run time)")
-    remarks.version(i, loc)
+    remarks.explained(i, loc)
     remarks.call(j.id, f"the chunks of {i}")
     vector = (chunks, rest, Assign(Name(i, loc), h, loc))
     runs = (Assign(count, Binary("/", h, num(W), loc), loc),

@@ -112,12 +112,12 @@ class Vectoriser:
             self.k.syms.clear()
             self.k.syms.update(syms)  # undo the temporaries an expansion made
             self.temps = temps
-            if hi is not None or not self.remarks.is_version(s.var, s.loc) and not all(
+            if not self.remarks.is_explained(s.var, s.loc) and (hi is not None or not all(
                     is_vector(x) or (isinstance(x, Assign) and isinstance(x.value, Num))
-                    for x in s.body):
-                # (a loop over a count known at run time that a pass made, or that is a version
-                # of the source's (the pass's remark says which runs when), or of vector
-                # statements, stripmine's chunks, the inner loops' last values beside them)
+                    for x in s.body)):
+                # (not a loop a pass made or explained, its versions or its reduction kept in
+                # order; nor one over a count known at run time of vector statements,
+                # stripmine's chunks, the inner loops' last values beside them)
                 self.remarks.missed(s.loc, f"loop over {s.var} not vectorised: {why}")
             return (s,)
         trip = const_int(s.hi) - const_int(s.lo)
