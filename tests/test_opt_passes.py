@@ -455,3 +455,17 @@ def test_inlined_calls_run_in_order_as_statements_or_in_their_value(first, secon
         assert run(text, level, inputs).outputs == o0.outputs
     digit = {"f": "1", "g": "2"}
     assert str(o0.outputs["log"]) == (digit[first] + digit[second]) * 4
+
+
+def test_a_private_scalar_assigned_at_the_end_and_never_read_after_goes():
+    # the top level runs once: t's last assignment has no reader (a division may fault: it stays)
+    text = ("input A: i64[4]\noutput y: i64\nt = A[0] * 2\ny = t + 1\nt = A[1] * 3\n"
+            "u = A[2] / A[3]\n")
+    found = asm(text, O1)
+    assert "MUL t, t, 3" not in found and "DIV" in found
+    assert "k.incaq:5:1: remark: [dce] removed 1 assignment to t: nothing reads it" in remarks(text, O1)
+    inputs = {"A": [5, 7, 9, 0]}
+    with pytest.raises(RuntimeFault, match="division by zero"):
+        run(text, O1, inputs)
+    inputs = {"A": [5, 7, 9, 2]}
+    assert run(text, O1, inputs).outputs == run(text, None, inputs).outputs

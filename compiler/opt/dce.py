@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..incaq.ast import Assign, Binary, Call, DoWhile, For, If, Index, Loop, Name, While, nodes
-from ..incaq.checked import Seq, TailLoop
-from .ir import Kernel, Span, affine, const_int, free_reads, names_written, own_exprs, stmts
+from ..incaq.checked import Jump, Mark, Seq, TailLoop
+from .ir import Kernel, Span, affine, const_int, free_reads, names_read_in, names_written, own_exprs, \
+    stmts
 from .remarks import Remarks
 
 
@@ -108,10 +109,11 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
             t = s.target
             name = t.id if isinstance(t, Name) else t.base
             # (no remark on what a pass wrote: its names, a loop's last value it placed)
-            if not remarks.made(name) and not remarks.is_exit_value(name, s.loc):
+            if not remarks.made(name) and not remarks.placed(s.loc):
                 removed.setdefault(s.loc, []).append(name)
         body = new
         _count_reads(gone, reads, -1)
+    body = _dead_at_end(body, k, remarks, removed)
     for loc, names in removed.items():
         for group in (sorted(set(names) - loop_only), sorted(set(names) & loop_only)):
             if not group:
@@ -123,6 +125,27 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
             remarks.done(loc, f"removed {n} assignment{'s' if n != 1 else ''} to {', '.join(group)}: "
                          f"{why}")
     return k.but(body)
+
+
+def _dead_at_end(body: tuple, k: Kernel, remarks: Remarks, removed: dict) -> tuple:
+    """The kernel without its top-level assignments to private scalars that no statement after
+    them reads (the top level runs once: nothing before it reads again what it writes; gather's
+    `i = g1[15]`, the last value of a position no one reads after the loop). Not past a jump,
+    which may run earlier statements again."""
+    if any(isinstance(s, (Jump, Mark)) for s in stmts(body)):
+        return body
+    later: set[str] = set()
+    out: list = []
+    for s in reversed(body):
+        if isinstance(s, Assign) and isinstance(s.target, Name) and s.target.id not in later:
+            sym = k.syms[s.target.id]
+            if sym.role == "var" and sym.kind == "scalar" and not may_fault(s.value, k.syms):
+                if not remarks.made(sym.name) and not remarks.placed(s.loc):
+                    removed.setdefault(s.loc, []).append(sym.name)
+                continue
+        later |= names_read_in((s,))
+        out.append(s)
+    return tuple(reversed(out))
 
 
 def _count_reads(statements, reads: dict[str, int], step: int) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...lang.frozen import frozen
-from ..incaq.ast import For
+from ..incaq.ast import DoWhile, For, While
 from ..incaq.checked import Checked
 from .argmax import argmax
 from .blocks import blocks
@@ -119,7 +119,7 @@ def optimise(checked: Checked, level: Level, trace: Trace | None = None,
     ``inplace`` is what is left of that set (a pass that reads such an input twice drops it)."""
     trace = trace if trace is not None else Trace()
     trace.remarks.names = Names(frozenset(s.name for s in checked.symbols), frozenset(
-        (s.var, s.loc) for s in stmts(checked.body) if isinstance(s, For)))
+        s.loc for s in stmts(checked.body) if isinstance(s, (For, While, DoWhile))))
     k = Kernel.of(checked)
     k.inplace = inplace
     for name, least, run in PASSES:

@@ -38,8 +38,8 @@ class Names:
     #: the locations the source declares (None: every name is the source's, as when a test runs
     #: a pass on its own); the others the compiler made
     source: frozenset[str] | None = None
-    #: the source's for loops, as (variable, location)
-    loops: frozenset[tuple[str, Loc]] = frozenset()
+    #: the locations of the source's loop statements (where it writes no assignment)
+    loops: frozenset[Loc] = frozenset()
     #: what a name the compiler made stands for, where the pass that made it said
     phrases: dict[str, str] = field(default_factory=dict)
     #: loops a pass's remark explained, as (variable, location)
@@ -105,10 +105,10 @@ class Remarks:
         """Whether a loop is one the compiler made (over a name it made) or one a pass explained."""
         return self.made(var) or (var, loc) in self.names.explained
 
-    def is_exit_value(self, name: str, loc: Loc | None) -> bool:
-        """Whether an assignment to ``name`` at ``loc`` is a pass's: the last value of the
-        source's loop over ``name`` at ``loc`` (the source writes no statement there)."""
-        return (name, loc) in self.names.loops
+    def placed(self, loc: Loc | None) -> bool:
+        """Whether an assignment at ``loc`` is one a pass placed (a loop's last value, say): the
+        source writes none at the location of a loop statement."""
+        return loc in self.names.loops
 
     def text(self) -> str:
         """All remarks, sorted by source position (a stable order for goldens)."""
