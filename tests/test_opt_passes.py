@@ -469,3 +469,14 @@ def test_a_private_scalar_assigned_at_the_end_and_never_read_after_goes():
         run(text, O1, inputs)
     inputs = {"A": [5, 7, 9, 2]}
     assert run(text, O1, inputs).outputs == run(text, None, inputs).outputs
+
+
+def test_an_f64_of_an_i64_operand_is_converted_by_the_instruction_reading_it():
+    # y - f64(n): SUB converts n itself (mixed operands), as -O0's PUTL into a temporary does,
+    # rounding alike past 2 ** 53
+    text = ("input X: f64[4]\ninput N: i64[4]\noutput Y: f64[4]\nfor k in 0 .. 4 do {\n"
+            "    Y[k] = X[k] - f64(N[k])\n}\n")
+    found = asm(text, O2)
+    assert "SUB Y[0:4], Y[0:4], N[0:4]" in found and "PUTL t" not in found
+    inputs = {"X": [0.5, -1.0, 1e300, 2.0 ** 53], "N": [3, -(2 ** 63), 2 ** 53 + 1, 2 ** 62 + 12345]}
+    assert run(text, O2, inputs).outputs == run(text, None, inputs).outputs

@@ -25,7 +25,7 @@ from ...lang.program import Affine, Imm, Instr, Ref, Slice
 from ..incaq.ast import (Assign, Binary, Call, Compare, DoWhile, For, If, Index, Loop, Name, Num, Unary,
                          While, nodes)
 from ..incaq.checked import Checked, Jump, Mark, Seq, Sym, TailLoop
-from ..incaq.lower import REL, Lowerer, _binary_parts, _Label
+from ..incaq.lower import ALU, REL, Lowerer, _binary_parts, _Label
 from .ir import Span, affine, free_reads, names_read, names_written, own_exprs, stmts
 from .lower_loops import LoopLowering
 
@@ -81,6 +81,19 @@ class OptLowerer(LoopLowering, Lowerer):
             super().emit("PUTL", conv, src)
             src = conv
         super().emit(op, dest, src, target)
+
+    def eval_into(self, e, t: Ref, edt: str | None = None) -> None:
+        r = e.right if type(e) is Binary else None
+        if type(r) is Call and r.func == "f64" and e.op in ALU and type(r.args[0]) in (Name, Index) \
+                and self.syms[t.name].dtype == "f64" and (edt or self.expr_type(e)) == "f64" \
+                and self.expr_type(r.args[0]) == "i64":
+            # a OP f64(x), x an i64 operand: the instruction converts x itself (INCA-A's mixed
+            # operands: the operation is done in the destination's type after converting the
+            # source), exactly as the PUTL into a temporary of the -O0 rule does
+            self.eval_into(e.left, t)
+            self.emit(ALU[e.op], t, self.operand(r.args[0]))
+            return
+        super().eval_into(e, t, edt)
 
     def operand_of(self, e):
         if type(e) is Compare:
