@@ -22,11 +22,11 @@ from ..incaq.ast import Assign, Binary, DoWhile, For, If, Index, Loop, Name, Num
 from ..incaq.checked import Seq, TailLoop, type_of
 from .ir import Kernel, map_expr, names_read
 from .remarks import Remarks
-from .rules import identity
+from .rules import IDENTITIES, identity
 
-#: The operators that commute in every i64 value, and those that do in f64 with a number.
-_I64 = ("+", "*", "&", "|", "^")
-_F64 = ("+", "*")
+#: The operators the rule table says commute, by type (in f64, used only with a number).
+_COMMUTING = {t: frozenset(r.lhs[0] for r in IDENTITIES if r.used_by == "combine" and r.dtype == t)
+              for t in ("i64", "f64")}
 
 
 def _commutes(op: str, leaf, e, dtype: str) -> bool:
@@ -34,8 +34,8 @@ def _commutes(op: str, leaf, e, dtype: str) -> bool:
     if any(isinstance(n, Seq) for n in nodes(e)):
         return False
     if dtype == "i64":
-        return op in _I64 and isinstance(leaf, (Num, Name))
-    return op in _F64 and isinstance(leaf, Num)
+        return op in _COMMUTING["i64"] and isinstance(leaf, (Num, Name))
+    return op in _COMMUTING["f64"] and isinstance(leaf, Num)
 
 
 class Combiner:
