@@ -44,8 +44,8 @@ the loop at -O1 is two instructions ahead of -O0 there, not three.
 from __future__ import annotations
 
 from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num
-from .ir import Kernel, affine, assigned_before_read, const_int, is_plain, map_exprs_in, map_stmts, \
-    names_read, names_written, read_counts, stmts, substitute
+from .ir import Kernel, affine, assigned_before_read, const_int, is_plain, map_exprs_in, map_loops, \
+    map_stmts, names_read, names_written, read_counts, stmts, substitute
 from .remarks import Remarks
 from .strength import divisors, invariant, replace_counted, varying
 from .stripmine import W, idempotent, stripmine
@@ -214,13 +214,7 @@ def _block(s: For, k: Kernel, remarks: Remarks):
 
 def blocks(k: Kernel, remarks: Remarks) -> Kernel:
     """Make blocks of the loops that divide their variable by a run-time divisor."""
-    def fn(s):
-        if isinstance(s, For):
-            new = _block(s, k, remarks)
-            if new is not None:
-                return new
-        return (s,)
-    return k.but(map_stmts(k.body, fn))
+    return k.but(map_loops(k.body, lambda s: _block(s, k, remarks)))
 
 
 __all__ = ["blocks"]

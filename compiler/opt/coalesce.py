@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import Assign, DoWhile, For, If, Index, Loop, While, nodes
-from ..incaq.checked import TailLoop
+from ..incaq.ast import Assign, Index, nodes
 from .ir import Kernel, Span, const_int, map_exprs_in, map_stmts, names_read, names_written, own_exprs, \
-    stmts
+    stmts, with_blocks
 from .remarks import Remarks
 
 
@@ -49,7 +48,7 @@ class Coalescer:
             self.total[n.base] = self.total.get(n.base, 0) + 1
 
     def block(self, body: tuple) -> tuple:
-        body = tuple(self.inner(s) for s in body)
+        body = tuple(with_blocks(s, self.block) for s in body)
         k = 0
         while k < len(body):
             new = self.at(body, k)
@@ -58,14 +57,6 @@ class Coalescer:
             else:
                 body, k = new
         return body
-
-    def inner(self, s):
-        match s:
-            case For(body=b) | While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
-                return replace(s, body=self.block(b))
-            case If(then=t, orelse=o):
-                return replace(s, then=self.block(t), orelse=self.block(o))
-        return s
 
     def at(self, body: tuple, k: int):
         """The block with the copy ``body[k]`` coalesced, and where to go on; or None."""

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..incaq.ast import Assign, Binary, DoWhile, For, If, Index, Loop, Name, Num, While, nodes
-from ..incaq.checked import Seq, TailLoop, type_of
-from .ir import Kernel, map_expr, names_read
+from ..incaq.ast import Assign, Binary, DoWhile, For, If, Index, Name, Num, While, nodes
+from ..incaq.checked import Seq, type_of
+from .ir import Kernel, map_expr, names_read, with_blocks
 from .remarks import Remarks
 from .rules import IDENTITIES, identity
 
@@ -101,11 +101,7 @@ class Combiner:
     def block(self, body: tuple) -> tuple:
         out: list = []
         for s in body:
-            match s:
-                case For(body=b) | While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
-                    s = replace(s, body=self.block(b))
-                case If(then=t, orelse=o):
-                    s = replace(s, then=self.block(t), orelse=self.block(o))
+            s = with_blocks(s, self.block)
             joined = self.pair(out[-1], s) if out else None
             if joined is not None:
                 out[-1] = self.stmt(joined)

@@ -112,18 +112,33 @@ def map_expr(e, fn: Callable, opaque: tuple[type, ...] = ()):
     return fn(replace(e, **changes) if changes else e)
 
 
+def with_blocks(s, block: Callable):
+    """Statement s with ``block`` applied to each block nested in it (a loop's body, an if's
+    arms); s itself when it has none."""
+    match s:
+        case For(body=b) | While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
+            return replace(s, body=block(b))
+        case If(then=t, orelse=o):
+            return replace(s, then=block(t), orelse=block(o))
+    return s
+
+
 def map_stmts(body: tuple, fn: Callable) -> tuple:
     """Rebuild a statement list bottom-up: fn maps one statement (whose inner blocks are already
     rebuilt) to a tuple of statements."""
     out: list = []
     for s in body:
-        match s:
-            case For(body=b) | While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
-                s = replace(s, body=map_stmts(b, fn))
-            case If(then=t, orelse=o):
-                s = replace(s, then=map_stmts(t, fn), orelse=map_stmts(o, fn))
-        out.extend(fn(s))
+        out.extend(fn(with_blocks(s, lambda b: map_stmts(b, fn))))
     return tuple(out)
+
+
+def map_loops(body: tuple, rewrite: Callable) -> tuple:
+    """:func:`map_stmts` over the for loops only: ``rewrite(loop)`` gives the statements that
+    replace a loop (its inner blocks already rebuilt), or None to keep it."""
+    def fn(s):
+        new = rewrite(s) if isinstance(s, For) else None
+        return (s,) if new is None else new
+    return map_stmts(body, fn)
 
 
 def map_stmts_looped(body: tuple, fn: Callable, loop: For | None = None) -> tuple:
@@ -151,12 +166,7 @@ def map_stmts_topdown(body: tuple, fn: Callable) -> tuple:
         if new is not None:
             out.extend(new)
             continue
-        match s:
-            case For(body=b) | While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
-                s = replace(s, body=map_stmts_topdown(b, fn))
-            case If(then=t, orelse=o):
-                s = replace(s, then=map_stmts_topdown(t, fn), orelse=map_stmts_topdown(o, fn))
-        out.append(s)
+        out.append(with_blocks(s, lambda b: map_stmts_topdown(b, fn)))
     return tuple(out)
 
 

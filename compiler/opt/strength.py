@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num, nodes
 from ..incaq.checked import Sym
-from .ir import Kernel, const_int, is_plain, map_exprs_in, map_stmts, names_read_in, \
+from .ir import Kernel, const_int, is_plain, map_exprs_in, map_loops, map_stmts, names_read_in, \
     names_written, own_exprs, read_counts, rename_scalar, stmts
 from .remarks import Remarks
 
@@ -171,12 +171,6 @@ def _privatise(body: tuple, original: tuple, k: Kernel, remarks: Remarks) -> tup
 
 def strength(k: Kernel, remarks: Remarks) -> Kernel:
     """Strength-reduce the divisions and remainders of counted loops by invariants."""
-    def fn(s):
-        if isinstance(s, For):
-            new = _reduce(s, k, remarks)
-            if new is not None:
-                return new
-        return (s,)
-    return k.but(map_stmts(k.body, fn))
+    return k.but(map_loops(k.body, lambda s: _reduce(s, k, remarks)))
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num
 from .estimate import LOOP_NS, cost
-from .ir import Kernel, assigned_before_read, const_int, is_plain, map_stmts, names_read, \
+from .ir import Kernel, assigned_before_read, const_int, is_plain, map_loops, names_read, \
     names_read_in, names_written, substitute, uses_outside_index
 from .remarks import Remarks
 
@@ -108,13 +108,7 @@ def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool):
 def stripmine(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Strip-mine the innermost loops with run-time trip counts whose chunks the loop passes make
     cheaper."""
-    def fn(s):
-        if isinstance(s, For):
-            new = _mine(s, k, remarks, fast)
-            if new is not None:
-                return new
-        return (s,)
-    return k.but(map_stmts(k.body, fn))
+    return k.but(map_loops(k.body, lambda s: _mine(s, k, remarks, fast)))
 
 
 __all__ = ["stripmine", "idempotent", "W"]
