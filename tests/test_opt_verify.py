@@ -78,8 +78,22 @@ def test_what_is_not_modeled_is_not_verified():
 def test_a_loop_on_the_inputs_runs_out_of_budget():
     text = "input n: i64\noutput s: i64\ni = 0\nwhile i < n do {\n    s = s + i\n    i = i + 1\n}\n"
     source, optimised = both(text, Level(1))
-    verdict = verify(source, optimised, budget=2000)
-    assert verdict.status == "unknown" and "2000 symbolic steps" in verdict.detail
+    verdict = verify(source, optimised, budget=500)
+    assert verdict.status == "unknown" and "500 symbolic steps" in verdict.detail
+
+
+@pytest.mark.parametrize("flag", ("-O1", "-O2", "-Ofast"))
+@pytest.mark.parametrize("loop", ("i = 0\nwhile i < n do {\n    s = s + i\n    i = i + 1\n}\n",
+                                  "for i in 1 .. n - 1 do {\n    Y[i] = X[i - 1] + X[i + 1]\n}\n"))
+def test_a_loop_on_the_inputs_is_not_verified_at_the_default_budget(tmp_path, flag, loop):
+    """Each iteration of a loop whose count is an input nests the executor's branches one
+    deeper: they ran into Python's recursion limit (a traceback, exit 70) long before the
+    default budget of steps."""
+    path = tmp_path / "k.incaq"
+    path.write_text("input n: i64\ninput X: i64[64]\noutput Y: i64[64]\noutput s: i64\n" + loop)
+    code, out, err = tool(driver.main, str(path), flag, "--verify", "-o", str(tmp_path / "k.json"))
+    assert code == 0 and f"k.incaq: {flag}: not verified: branches on the inputs nested more " \
+        "than 200 deep (a loop that depends on the inputs)" in err, (code, err)
 
 
 def test_the_command_line(tmp_path):

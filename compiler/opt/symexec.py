@@ -6,7 +6,9 @@ on the inputs just run. A BLEZ on a value that depends on the inputs runs both s
 their immediate post-dominator and merges the two states with ``If`` (so an ``if`` in a loop costs
 two paths, not a doubling per iteration); an address that depends on the inputs reads through an
 ``If`` chain over the dimension and writes every element conditionally. A run stops after a step
-budget (data-dependent loops), as Alive2 bounds loops.
+budget (data-dependent loops), as Alive2 bounds loops, or when the branches on the inputs nest
+more than MAX_NESTED deep (each iteration of a loop whose count is an input nests one more: the
+executor recurses there, and Python's stack is the limit).
 
 Faults (division by zero, an index out of bounds, an f64 that does not fit an i64) are collected
 as a condition ``ok`` under which the run does not fault.
@@ -29,7 +31,12 @@ class Unsupported(Exception):
 
 
 class OutOfBudget(Exception):
-    """More steps than the budget (a data-dependent loop)."""
+    """More steps than the budget, or branches nested deeper than MAX_NESTED (a data-dependent
+    loop): what was exceeded."""
+
+
+#: How deep branches on the inputs may nest (a Python frame each, well inside the default limit).
+MAX_NESTED = 200
 
 
 @dataclass
@@ -54,6 +61,7 @@ class Machine:
         self.prog, self.reals, self.budget = prog, reals, budget
         self.decls = {d.name: d for d in prog.decls}
         self.steps = 0
+        self.nested = 0  # branches on the inputs being run, one inside the other
         self.ipdom = _post_dominators(prog)
         self.targets = {ins.target for ins in prog.instrs if ins.op in ("BLEZ", "JMP")}
         self.order_cache: dict[tuple[int, int], dict[int, int] | None] = {}
@@ -274,7 +282,7 @@ class Machine:
         while pc != stop:
             self.steps += 1
             if self.steps > self.budget:
-                raise OutOfBudget()
+                raise OutOfBudget(f"more than {self.budget} symbolic steps")
             if not 1 <= pc <= len(instrs):
                 state.ok = z3.BoolVal(False)  # ran off the program
                 return state, pc
@@ -296,8 +304,12 @@ class Machine:
                 if rank is not None:
                     state = self.run_forward(state, pc, cond, join, rank)
                 else:
+                    self.nested += 1
+                    if self.nested > MAX_NESTED:
+                        raise OutOfBudget(f"branches on the inputs nested more than {MAX_NESTED} deep")
                     taken, _ = self.run(state.copy(), ins.target, join)
                     fall, _ = self.run(state.copy(), pc + 1, join)
+                    self.nested -= 1
                     state = _merge(cond, taken, fall)
                 if join == len(instrs) + 1:  # the exit: every path ended at an END
                     return state, join
@@ -395,7 +407,7 @@ class Machine:
             while True:
                 self.steps += 1
                 if self.steps > self.budget:
-                    raise OutOfBudget()
+                    raise OutOfBudget(f"more than {self.budget} symbolic steps")
                 ins = instrs[k - 1]
                 if ins.op == "END":
                     arrive(k, path, st)

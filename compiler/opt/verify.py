@@ -58,7 +58,8 @@ def verify(source: Program, optimised: Program, fast: bool = False, timeout_s: f
     if not fast:
         return _verify(source, optimised, False, timeout_s, budget, start, None)
     first = _verify(source, optimised, True, timeout_s, budget, start, REALS_PART_S)
-    if first.status != "unknown" or "not modeled" in first.detail or "steps" in first.detail:
+    if first.status != "unknown" or "not modeled" in first.detail \
+            or "depends on the inputs" in first.detail:
         return first
     exact = _verify(source, optimised, False, timeout_s, budget, start, None)
     if exact.status == "verified":
@@ -91,9 +92,8 @@ def _verify(source: Program, optimised: Program, fast: bool, timeout_s: float, b
             states.append((m, state))
     except Unsupported as e:
         return Verdict("unknown", f"{e} is not modeled", elapsed())
-    except OutOfBudget:
-        return Verdict("unknown", f"more than {budget} symbolic steps (a loop that depends on "
-                                  "the inputs)", elapsed())
+    except OutOfBudget as e:
+        return Verdict("unknown", f"{e} (a loop that depends on the inputs)", elapsed())
     (m0, s0), (m1, s1) = states
     # one question per output element (smaller questions are much easier for z3 than their
     # disjunction); an element both programs compute by the same term needs none
