@@ -52,7 +52,7 @@ def test_blocks_speak_of_the_blocks_of_the_source_loop():
 
 
 def test_a_loop_that_cannot_be_versioned_still_says_why_it_was_not_vectorised():
-    # stripmine needs a loop from 0: from 1 the loop is as written, and vectorise says why not
+    # from 1 up to a bare scalar stripmine leaves the loop as written, and vectorise says why not
     found = remarks(SCALE.replace("0 .. n", "1 .. n"))
     assert "k.incaq:5:1: remark (missed): [vectorise] loop over i not vectorised: its trip count " \
            "is not known at compile time" in found

@@ -1,8 +1,9 @@
 """Pass ``stripmine`` (-O2): a loop whose trip count is known only at run time runs in chunks.
 
-``for i in 0 .. hi`` (hi computed at run time) whose chunks of W iterations the loop passes that
-follow make cheaper than those iterations in the scalar loop (estimated on a copy: a map
-vectorises; a sum's terms become a vector, added in order or as a tree) becomes
+``for i in 0 .. hi`` (hi computed at run time; from another start, see below) whose chunks of W
+iterations the loop passes that follow make cheaper than those iterations in the scalar loop
+(estimated on a copy: a map vectorises; a sum's terms become a vector, added in order or as a
+tree) becomes
 
     h = hi                      (unless hi is a scalar)
     if 0 < h then {
@@ -29,7 +30,14 @@ pays h (computed by -O0's first test too) and one BLEZ (and ``i = 0`` when i is 
 against -O0's ``PUTL i, 0`` and its test (PUTL, LT, BLEZ). One that runs fewer than W iterations
 pays ``chunks`` and its BLEZ (three instructions) more than at -O1, where the loop is rotated
 and its first test known to pass (``0 < h``): -O1 saves three an iteration and -O0's first test.
-Hence loops from 0 only: from lo > 0 the test is a compare (three instructions, not a BLEZ).
+
+``for i in lo .. hi`` from a number or scalar lo != 0 is counted from 0, as a loop of
+``h = hi - lo`` trips over its own variable v with i as ``v + lo`` in the body, where two more
+conditions hold. hi is computed by an operation (``n - 1``): h then costs what evaluating hi
+costs (lo taken into hi's constant, or one SUB), where -O0 evaluates hi at each of its tests,
+and a run of one iteration is no slower; up to a bare scalar, h costs two instructions -O0 does
+not pay (its test compares i with the scalar itself), more than such a run saves. And nothing
+reads i after the loop (-O0 leaves it hi, or lo): its last value would cost another two.
 
 The chunk is W = 16 elements: a vector instruction of up to 19 costs the scalar one's time, so
 wider chunks would need longer runs before they pay, and each chunk costs its loop two
@@ -37,9 +45,9 @@ instructions.
 """
 from __future__ import annotations
 
-from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num
+from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num
 from .estimate import LOOP_NS, cost
-from .ir import Kernel, assigned_before_read, const_int, is_plain, map_loops, names_read, \
+from .ir import Kernel, assigned_before_read, const_int, free_reads, is_plain, map_loops, names_read, \
     names_read_in, names_written, substitute, uses_outside_index
 from .remarks import Remarks
 
@@ -65,50 +73,82 @@ def _pays(k: Kernel, chunk: For, body: tuple, fast: bool) -> bool:
     return after_loop_passes(k, (chunk,), fast) + LOOP_NS < W * (cost(body) + LOOP_NS)
 
 
-def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool):
-    if const_int(s.lo) != 0 or const_int(s.hi) is not None:
+def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str, int]):
+    lo = const_int(s.lo)
+    if lo is not None and const_int(s.hi) is not None:
         return None
     body, i, loc = s.body, s.var, s.loc
     if not body or not is_plain(body) or not all(isinstance(x, Assign) for x in body) \
-            or i in names_written(body) or names_read(s.hi) & names_written(body) \
+            or i in names_written(body) or (names_read(s.hi) | names_read(s.lo)) & names_written(body) \
             or uses_outside_index(body, i):
         return None
+    if lo != 0 and (not isinstance(s.lo, (Num, Name)) or isinstance(s.hi, (Name, Num, Index))
+                    or free.get(i) or k.visible(i)):
+        return None  # (see the module's docstring)
 
     def num(v: int):
         return Num(v, False, loc)
     made = [k.fresh_scalar("chunk"), k.fresh_scalar("lane")]
+    # from lo != 0 the loop is counted from 0 by its own variable v, i being v + lo in the body
+    if lo != 0:
+        made.append(k.fresh_scalar(i))
+    v = i if lo == 0 else made[2]
+    body_v = body if lo == 0 else substitute(body, i, Binary("+", Name(v, loc), s.lo, loc))
     c, j = Name(made[0], loc), Name(made[1], loc)
-    chunk = For(j.id, num(0), num(W), substitute(body, i, Binary("+", Binary("*", num(W), c, loc),
-                                                                   j, loc)), loc)
-    if not _pays(k, chunk, body, fast):
+    chunk = For(j.id, num(0), num(W), substitute(body_v, v, Binary("+", Binary("*", num(W), c, loc),
+                                                                     j, loc)), loc)
+    if not _pays(k, chunk, body_v, fast):
         for name in made:
             del k.syms[name]
         return None
-    h = s.hi if isinstance(s.hi, Name) else Name(k.fresh_scalar(f"{i}_end"), loc)
+    # h: the trip count (hi itself from 0, unless hi is computed)
+    if lo == 0:
+        h = s.hi if isinstance(s.hi, Name) else Name(k.fresh_scalar(f"{i}_end"), loc)
+        pre = () if h is s.hi else (Assign(h, s.hi, loc),)
+    else:
+        h = Name(k.fresh_scalar(f"{i}_trips"), loc)
+        pre = (Assign(h, _minus(s.hi, s.lo), loc),)
     count = Name(k.fresh_scalar("chunks"), loc)
-    pre = () if h is s.hi else (Assign(h, s.hi, loc),)
     chunks = For(c.id, num(0), count, (chunk,), loc)
     if idempotent(body, k):
         last = Binary("+", Binary("-", h, num(W), loc), j, loc)
-        rest = For(j.id, num(0), num(W), substitute(body, i, last), loc)
+        rest = For(j.id, num(0), num(W), substitute(body_v, v, last), loc)
         how = f"the last {W} once more"
     else:
-        rest = For(i, Binary("-", h, Binary("%", h, num(W), loc), loc), h, body, loc)
+        rest = For(v, Binary("-", h, Binary("%", h, num(W), loc), loc), h, body_v, loc)
         how = "the rest one by one"
     remarks.done(loc, f"loop over {i} strip-mined: chunks of {W} for the loop passes, {how}, when it "
                  f"runs at least {W} times (its trip count is known only at run time)")
     remarks.explained(i, loc)
     remarks.call(j.id, f"the chunks of {i}")
-    vector = (chunks, rest, Assign(Name(i, loc), h, loc))
+    scalar = (For(v, s.lo if lo == 0 else num(0), h, body_v, loc),)
+    # i's last value, as -O0 leaves it (nothing reads it after a loop from lo != 0)
+    done, skipped = ((Assign(Name(i, loc), h, loc),), (Assign(Name(i, loc), num(0), loc),)) \
+        if lo == 0 else ((), ())
+    if lo != 0:
+        remarks.call(v, i)
+        remarks.explained(v, loc)
     runs = (Assign(count, Binary("/", h, num(W), loc), loc),
-            If(Compare("<", num(0), count, loc), vector, (For(i, s.lo, h, body, loc),), loc))
-    return (*pre, If(Compare("<", num(0), h, loc), runs, (Assign(Name(i, loc), num(0), loc),), loc))
+            If(Compare("<", num(0), count, loc), (chunks, rest, *done), scalar, loc))
+    return (*pre, If(Compare("<", num(0), h, loc), runs, skipped, loc))
+
+
+def _minus(hi, lo):
+    """``hi - lo``, with a constant lo taken into hi's own constant term (``n - 1`` from 1 is
+    ``n - 2``, not ``n - 1 - 1``) where the sum is an i64."""
+    c = const_int(lo)
+    if c is not None and isinstance(hi, Binary) and hi.op in "+-" and const_int(hi.right) is not None:
+        d = const_int(hi.right) - c if hi.op == "+" else const_int(hi.right) + c
+        if -2**63 <= d < 2**63:
+            return Binary(hi.op, hi.left, Num(d, False, hi.loc), hi.loc)
+    return Binary("-", hi, lo, hi.loc)
 
 
 def stripmine(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Strip-mine the innermost loops with run-time trip counts whose chunks the loop passes make
     cheaper."""
-    return k.but(map_loops(k.body, lambda s: _mine(s, k, remarks, fast)))
+    free = free_reads(k.body)  # (a loop from lo != 0 is versioned only where nothing reads i after it)
+    return k.but(map_loops(k.body, lambda s: _mine(s, k, remarks, fast, free)))
 
 
 __all__ = ["stripmine", "idempotent", "W"]
