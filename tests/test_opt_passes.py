@@ -282,6 +282,24 @@ def test_dce_remarks_say_where_and_what_each_removed_assignment_was():
                      "read it, each setting it first"]
 
 
+def test_a_loop_left_with_nothing_to_do_goes_where_its_bounds_cannot_fault():
+    # its one statement is dead; the loop, which would still count i up to n, goes with it (i is
+    # read by nothing after it); a bound that divides stays, and with it the loop
+    text = "input n: i64\ninput d: i64\noutput c: i64\nfor i in 0 .. n do {\n    t = 5\n}\nc = 1\n"
+    for level in (O1, O2):
+        assert [ins.op for ins in compiled(text, level)[0].instrs] == ["PUTL", "END"]
+    divided = text.replace("0 .. n", "0 .. n / d")
+    assert "DIV" in [ins.op for ins in compiled(divided, O1)[0].instrs]
+    out = text.replace("output c: i64", "output c: i64\noutput i: i64")
+    assert "BLEZ" in [ins.op for ins in compiled(out, O1)[0].instrs]
+    for n, d in ((0, 1), (3, 1)):
+        for t in (text, divided, out):
+            assert run(t, O1, {"n": [n], "d": [d]}).outputs == run(t, None, {"n": [n], "d": [d]}).outputs
+    for level in (None, O1):
+        with pytest.raises(RuntimeFault, match="division by zero"):
+            run(divided, level, {"n": [3], "d": [0]})
+
+
 def test_dead_code_does_not_stop_vectorisation():
     # `t = i * 2` uses the loop variable as a value, which the vectoriser refuses; nothing reads
     # t, so dce runs before the loop passes too and the loop is vectorised as without it

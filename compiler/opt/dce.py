@@ -6,6 +6,10 @@ condition) holds nothing the host sees; its assignments go, unless evaluating th
 is known in bounds when it is affine in the variables of the counted loops around it, with
 constant bounds, and inside its array over their ranges (``push1_v = A[i]`` in ``for i in 0 ..
 8``, A of 8 elements, goes before ``unroll`` rather than after it, in 8 copies).
+
+A for loop left with an empty body goes too when its variable is such a location and its bounds
+cannot fault (a loop whose every statement was dead, or a copy ``stripmine`` made of a loop
+for the version where its inner loop runs no time); the remarks were its statements'.
 """
 from __future__ import annotations
 
@@ -88,6 +92,9 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
             break
 
         def dead(s, ranges) -> bool:
+            if isinstance(s, For):  # nothing left in it: all it does is set its variable
+                return not s.body and s.var in unread and not may_fault(s.lo, k.syms, ranges) \
+                    and not may_fault(s.hi, k.syms, ranges)
             if not isinstance(s, Assign):
                 return False
             t = s.target
@@ -106,6 +113,8 @@ def dce(k: Kernel, remarks: Remarks) -> Kernel:
         if not gone:
             break
         for s in gone:
+            if isinstance(s, For):
+                continue  # (its body's assignments, removed, had their remarks)
             t = s.target
             name = t.id if isinstance(t, Name) else t.base
             # (no remark on what a pass wrote: its names, a loop's last value it placed)
