@@ -39,16 +39,29 @@ and a run of one iteration is no slower; up to a bare scalar, h costs two instru
 not pay (its test compares i with the scalar itself), more than such a run saves. And nothing
 reads i after the loop (-O0 leaves it hi, or lo): its last value would cost another two.
 
+In a loop over o whose every iteration runs the strip-mined loop with the same trip count
+(``for i in 0 .. n { for j in 0 .. m { C[i][j] = ... } }``), the tests of h and ``chunks`` are
+made once, before it, each version a copy of the loop over o (its other statements, up to
+NEST_SIZE, copied with it), itself behind o's first test (``if lo < hi``; that test is then a
+fact, and the loop over o makes it no more). Each run of the inner loop no longer pays the
+dispatch, which at -O1 it did not have to: 50 rows of 12 ran slower at -O2 than at -O1. No run
+costs more than with the tests inside: the versions are the same loops, and a loop over o that
+runs no time makes its own first test alone.
+
 The chunk is W = 16 elements: a vector instruction of up to 19 costs the scalar one's time, so
 wider chunks would need longer runs before they pay, and each chunk costs its loop two
 instructions.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
+from ...lang.diagnostics import Loc
+from ...lang.frozen import frozen
 from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num
 from .estimate import LOOP_NS, cost
 from .ir import Kernel, assigned_before_read, const_int, free_reads, is_plain, map_loops, names_read, \
-    names_read_in, names_written, substitute, uses_outside_index
+    names_read_in, names_written, size, substitute, uses_outside_index
 from .remarks import Remarks
 
 W = 16
@@ -128,9 +141,28 @@ def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str, int])
     if lo != 0:
         remarks.call(v, i)
         remarks.explained(v, loc)
-    runs = (Assign(count, Binary("/", h, num(W), loc), loc),
-            If(Compare("<", num(0), count, loc), (chunks, rest, *done), scalar, loc))
-    return (*pre, If(Compare("<", num(0), h, loc), runs, skipped, loc))
+    return Versions(pre, h, count, (chunks, rest, *done), scalar, skipped, loc)
+
+
+@frozen
+class Versions:
+    """A strip-mined loop: ``pre`` computes the trip count h, and the chunks run when
+    ``chunks = h / W`` is positive, the scalar loop when only h is, ``skipped`` when h is not."""
+
+    pre: tuple
+    h: Name
+    count: Name
+    vector: tuple
+    scalar: tuple
+    skipped: tuple
+    loc: Loc
+
+    def dispatch(self, wrap=lambda b: b) -> tuple:
+        """The tests that pick a version and the versions, each passed through ``wrap``."""
+        zero, loc = Num(0, False, self.loc), self.loc
+        runs = (Assign(self.count, Binary("/", self.h, Num(W, False, loc), loc), loc),
+                If(Compare("<", zero, self.count, loc), wrap(self.vector), wrap(self.scalar), loc))
+        return (*self.pre, If(Compare("<", zero, self.h, loc), runs, wrap(self.skipped), loc))
 
 
 def _minus(hi, lo):
@@ -144,11 +176,65 @@ def _minus(hi, lo):
     return Binary("-", hi, lo, hi.loc)
 
 
+#: The most code (ir.size) around a strip-mined loop in the body of the loop that holds it, which
+#: the three versions copy when their tests are made outside that loop.
+NEST_SIZE = 40
+
+
+def _hoist(outer: For, mined: dict, k: Kernel, remarks: Remarks, free: dict[str, int]):
+    """``for o in lo .. hi { S1; <strip-mined loop>; S2 }`` as the strip-mined loop's tests, made
+    once, each picking a copy of the loop over o with its version: where the trip count is the
+    same in every iteration over o, and o's first test is made first (``if lo < hi``, whose
+    ``0 < hi`` is one BLEZ, and the lowering knows it then for the loop's own first test)."""
+    body = outer.body
+    at = [n for n, x in enumerate(body) if id(x) in mined]
+    if len(at) != 1:
+        return None
+    p = at[0]
+    versions = mined[id(body[p])][1]
+    q = p - len(versions.pre)
+    if q < 0 or any(a is not b for a, b in zip(body[q:p], versions.pre)):
+        return None
+    around = body[:q] + body[p + 1:]
+    o = outer.var
+    written = names_written(body) | {o}
+    counted = names_read_in(versions.pre) if versions.pre else {versions.h.id}
+    if counted & written or names_read((outer.lo, outer.hi)) & written or not is_plain(around) \
+            or size(around) > NEST_SIZE or free.get(o) or k.visible(o):
+        return None
+
+    lo, hi = const_int(outer.lo), const_int(outer.hi)
+    if lo is not None and hi is not None and hi <= lo:
+        return None
+
+    def wrap(b: tuple) -> tuple:
+        inner = body[:q] + b + body[p + 1:]
+        return (replace(outer, body=inner),) if inner else ()
+    out = versions.dispatch(wrap)
+    if lo is None or hi is None:
+        out = (If(Compare("<", outer.lo, outer.hi, outer.loc), out, (), outer.loc),)
+    remarks.done(versions.loc, f"the tests of the trip count of the loop over "
+                 f"{remarks.say(mined[id(body[p])][2])} made once, outside the loop over {o}")
+    return out
+
+
 def stripmine(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Strip-mine the innermost loops with run-time trip counts whose chunks the loop passes make
-    cheaper."""
+    cheaper (their tests outside the loop that holds them, where they can be)."""
     free = free_reads(k.body)  # (a loop from lo != 0 is versioned only where nothing reads i after it)
-    return k.but(map_loops(k.body, lambda s: _mine(s, k, remarks, fast, free)))
+    mined: dict[int, tuple] = {}  # id of a strip-mined loop's test -> (the test, its Versions, i)
+
+    def rewrite(s: For):
+        out = _hoist(s, mined, k, remarks, free)
+        if out is not None:
+            return out
+        versions = _mine(s, k, remarks, fast, free)
+        if versions is None:
+            return None
+        out = versions.dispatch()
+        mined[id(out[-1])] = (out[-1], versions, s.var)
+        return out
+    return k.but(map_loops(k.body, rewrite))
 
 
 __all__ = ["stripmine", "idempotent", "W"]
