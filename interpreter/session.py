@@ -3,7 +3,8 @@
 The session keeps the locations (name -> role, type, shape), their current values, the params,
 and the functions and ``use``d modules typed so far. Each complete chunk of INCA-Q is compiled by
 :func:`~inca.compiler.incaq.incremental.compile_chunk` in the context of that state, installed on a
-NIC holding the session's values (:func:`~.loader.install`), run by the engine and read back.
+NIC holding the session's values (:func:`~.loader.install`), run as ``--engine auto`` runs (a long
+loop on the fast engines) and read back.
 INCA-A is assembled with the session's declarations already in scope. A loaded program runs on a
 :class:`~.stepper.Stepper`, so it can be stepped and stopped at breakpoints (:mod:`.debugger`).
 Every input goes through :meth:`Session.feed`, the one dispatch point: a diagnostic becomes an
@@ -23,8 +24,9 @@ from ..compiler.printer import print_program
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean, quote_file
 from ..lang.program import Decl, Instr, Program, format_value
 from ..lang.tuples import TupleProgram, encode, listing
+from . import selection
 from .debugger import Debugging, Loaded
-from .engine import RuntimeFault, run
+from .engine import RuntimeFault
 from .inputs import check_footprint, parse_input
 from .loader import RunResult, install, summarize
 from .nic import NIC
@@ -215,7 +217,7 @@ class Session(Debugging):
         nic.ct_set(pc, 1)
         fault = None
         try:
-            ex = run(nic, pc, done, self.max_steps)
+            ex = selection.run(nic, pc, done, self.max_steps)  # (long loops on the fast engines)
         except RuntimeFault as f:  # what the kernel wrote before the fault stays written
             fault = f
         before = {n: (d, self.values[n]) for n, d in self.decls.items()}

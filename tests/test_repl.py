@@ -273,6 +273,32 @@ def test_a_runtime_fault_is_a_diagnostic_and_memory_stays_as_the_nic_left_it():
     assert feed(s, "k = 0") == "k = 0"
 
 
+def test_a_long_loop_runs_on_the_fast_engines_and_leaves_what_the_reference_leaves(monkeypatch):
+    """A statement runs as ``inca run --engine auto`` does: a loop stopped by the default limit
+    of 100,000,000 steps took 15 s on the reference (0.3 s now). At a step limit and at a fault
+    the session keeps what the reference would have left."""
+    import inca.interpreter.engine as reference
+    import inca.interpreter.pyengine as pyengine
+    import inca.interpreter.selection as selection
+
+    fast = []
+    python_run = pyengine.run
+    monkeypatch.setattr(pyengine, "run", lambda *a, **k: fast.append(1) or python_run(*a, **k))
+    script = ("inout V: i64[2]\nd = 0\nn = 5", "while n > 0 do { d = d + 1 }",
+              "for k in 0 .. 300000 do { V[k / 100000] = k }")
+    left = []
+    for engine in ("auto", "reference"):
+        if engine == "reference":
+            monkeypatch.setattr(selection, "run", lambda nic, pc, done, steps: reference.run(
+                nic, pc, done, steps))
+        s = new_session(max_steps=3_000_001)
+        feed(s, script[0])
+        assert "did not finish within 3000001 steps" in error(s, script[1])
+        assert "index 2 is out of bounds for 'V'" in error(s, script[2])
+        left.append((s.values["d"], s.values["V"], s.values["k"]))
+    assert left[0] == left[1] and len(fast) == 2  # (the auto session's two loops)
+
+
 def test_asm_mode_sees_the_session_and_declares_into_it():
     s = new_session()
     feed(s, "inout V: i64[4]\nparam N = 4")
