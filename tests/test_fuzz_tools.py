@@ -51,6 +51,16 @@ def test_a_campaign_started_by_a_threaded_process_does_not_fork_that_process():
     assert not [w for w in caught if "fork()" in str(w.message)]
 
 
+def test_a_worker_that_timed_out_is_not_sent_another_input_as_it_ends():
+    # after a timeout the worker ends itself; the next input went to it while it was ending,
+    # and was reported as "worker died (exit 0)" (a long campaign found one after the REPL's
+    # 100,000,000 steps took 15 s)
+    tally = run_campaign(Settings(seed=SEED, inputs=8, targets=("cli",), jobs=1, budget_s=0.001,
+                                  real_every=0))
+    assert sum(tally.inputs.values()) == 8 and any("timeout" in key for key in tally.findings)
+    assert not any("worker died" in key for key in tally.findings), tally.findings
+
+
 def test_confine_keeps_every_path_inside_the_workspace(tmp_path):
     ws = Workspace(tmp_path.resolve())
     assert ws.confine(["-o", "../x.json", "/etc/passwd", "A=@/x.json", "--plot=/tmp/p.svg",

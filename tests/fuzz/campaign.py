@@ -81,8 +81,8 @@ def _worker(conn: Connection, ws: Workspace, corp: Corpus, cfg: Settings) -> Non
         target, index = job
         start = time.perf_counter()
         case = make_case(corp, ws, target, cfg.seed, index)
-        signal.setitimer(signal.ITIMER_REAL, cfg.budget_s)
-        try:
+        try:  # (armed inside: an alarm before the try would end the worker)
+            signal.setitimer(signal.ITIMER_REAL, cfg.budget_s)
             outcome = run_case(case, ws)
         except Hang:
             outcome = Outcome([], signature(traceback.format_exc(), "timeout"),
@@ -152,36 +152,42 @@ def run_campaign(cfg: Settings, progress=None) -> Tally:
         spaces = [Workspace.create(Path(tmp) / f"w{n}") for n in range(cfg.jobs)]
         corp = Corpus(spaces[0])
         slots = [_Slot(n, spaces[n], corp, cfg) for n in range(cfg.jobs)]
-        for slot in slots:
-            if (job := next(jobs, None)) is not None:
-                slot.send(job)
-        hard = cfg.budget_s * 3 + (120 if cfg.real_every else 0)
-        while any(s.job for s in slots):
-            ready = wait([s.conn for s in slots if s.job], timeout=1.0)
+        try:  # (the workers are stopped whatever happens: a live one would keep this process)
             for slot in slots:
-                if slot.job is None:
-                    continue
-                target, index = slot.job
-                if slot.conn in ready:
-                    try:
-                        msg = slot.conn.recv()
-                    except (EOFError, OSError):
-                        code = (slot.proc.join(5), slot.proc.exitcode)[1]
-                        msg = (target, index, 0.0, Outcome([], f"worker died (exit {code})"), False)
-                        slot.kill()
-                elif time.monotonic() - slot.sent_at > hard:
-                    msg = (target, index, hard, Outcome([], "hang: the watchdog did not stop it"), False)
-                    slot.kill()
-                else:
-                    continue
-                _record(tally, cfg, corp, slot.ws, msg)
-                slot.job = None
                 if (job := next(jobs, None)) is not None:
                     slot.send(job)
-                if progress:
-                    progress(tally)
-        for slot in slots:
-            slot.stop()
+            hard = cfg.budget_s * 3 + (120 if cfg.real_every else 0)
+            while any(s.job for s in slots):
+                ready = wait([s.conn for s in slots if s.job], timeout=1.0)
+                for slot in slots:
+                    if slot.job is None:
+                        continue
+                    target, index = slot.job
+                    if slot.conn in ready:
+                        try:
+                            msg = slot.conn.recv()
+                        except (EOFError, OSError):
+                            code = (slot.proc.join(5), slot.proc.exitcode)[1]
+                            msg = (target, index, 0.0, Outcome([], f"worker died (exit {code})"), False)
+                            slot.kill()
+                    elif time.monotonic() - slot.sent_at > hard:
+                        msg = (target, index, hard, Outcome([], "hang: the watchdog did not stop it"),
+                               False)
+                        slot.kill()
+                    else:
+                        continue
+                    _record(tally, cfg, corp, slot.ws, msg)
+                    slot.job = None
+                    if (msg[3].finding or "").startswith("timeout"):  # the worker ends itself after one:
+                        slot.stop()  # wait for it, or the next job may reach it as it exits
+                        slot.start()
+                    if (job := next(jobs, None)) is not None:
+                        slot.send(job)
+                    if progress:
+                        progress(tally)
+        finally:
+            for slot in slots:
+                slot.stop()
     tally.wall_s = time.monotonic() - start
     return tally
 
