@@ -9,6 +9,7 @@ command line can neither write nor overwrite anything of the user's.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import re
@@ -32,16 +33,31 @@ WORDS = ("N=4", "N=" + "9" * 70, "PAYLOAD=64", "A=1,2,3", "A=@inputs/a.json", "A
          "scratchpad_bytes=" + "1" * 30, "L=-1", "msg_bits=1e999", "base", "scratchpad-400g",
          "nope", "prof.toml", "examples", "dot-product", "all", "dot-product,filter", ",,,",
          "default", "clobber", "table", "csv", "json", "markdown", "asm", "tuples", "ast",
-         "128", "128,256", "0", "8000000000000", "2", "1", "A" * 100000, "--", "-x", "\u00e9")
-OPTIONS = {
-    "incac": ("-o", "--emit", "-S", "--stats", "--isa", "--version", "-D", "--payload", "-O",
-              "-I", "--clobber", "-h", "--bogus"),
-    "run": ("--profile", "--param", "--input", "--seed", "--max-steps", "--trace", "--json", "-D",
-            "--payload", "-O", "-I", "--clobber", "-h"),
-    "report": ("--kernels", "--kernels-dir", "--payloads", "--profiles", "--variants",
-               "--format", "--plot", "--paper", "-j", "-o", "-q"),
-    "repl": ("--profile", "--param", "--max-steps", "-I", "-h"),
-}
+         "128", "128,256", "0", "8000000000000", "2", "1", "A" * 100000, "--", "-x", "\u00e9",
+         "llvm", "python", "reference", "auto", "stripmine", "vectorise,dce", "all", "0.5", "1e-3")
+
+
+def _options(parser: argparse.ArgumentParser) -> tuple[str, ...]:
+    """Every option string a parser (not its subcommands) accepts."""
+    return tuple(sorted(o for a in parser._actions if not isinstance(a, argparse._SubParsersAction)
+                        for o in a.option_strings))
+
+
+def _tool_options() -> dict[str, tuple[str, ...]]:
+    """The options of each tool, read from its own parser, so that an option added to a tool is
+    fuzzed too (``--verify`` was not, and a loop whose count is an input ended it in a
+    RecursionError); and one no parser knows."""
+    from inca.compiler.driver import build_parser as incac_parser
+    from inca.interpreter.cli import build_parser as inca_parser
+
+    sub = next(a for a in inca_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    out = {"incac": _options(incac_parser()) + ("--bogus",)}
+    out.update((name, _options(sub.choices[name])) for name in ("run", "report", "repl"))
+    return out
+
+
+OPTIONS = _tool_options()
+
 CLI_SEEDS = {
     "incac": [["examples/asm/dot-product.incaa", "-o", "out.json"],
               ["examples/asm/dot-product.incaa", "-S", "-D", "N=4"],
@@ -50,6 +66,8 @@ CLI_SEEDS = {
                "-o", "/dev/null"],
               ["json/dot-product.json", "--emit", "tuples"],
               ["examples/kernels/dot-product.incaq", "--payload", "64", "--clobber", "-O", "2"],
+              ["examples/optimiser/scale.incaq", "-O", "2", "--verify", "--verify-timeout", "5"],
+              ["examples/optimiser/jacobi.incaq", "-O2", "--remarks", "--print-after", "stripmine"],
               ["--isa"], ["--version"]],
     "run": [["run", "examples/asm/dot-product.incaa", "--seed", "1"],
             ["run", "examples/asm/dot-product.incaa", "-D", "N=4", "--input", "A=1,2,3,4",
@@ -57,7 +75,8 @@ CLI_SEEDS = {
             ["run", "examples/kernels/dot-product.incaq", "--payload", "64", "--profile", "base",
              "--param", "link_gbps=400", "--trace"],
             ["run", "json/dot-product.json", "--input", "A=@inputs/a.json", "--max-steps", "100"],
-            ["run", "examples/kernels/matrix-transpose.incaq", "--profile", "prof.toml"]],
+            ["run", "examples/kernels/matrix-transpose.incaq", "--profile", "prof.toml"],
+            ["run", "examples/optimiser/scale.incaq", "-O2", "--engine", "python", "--seed", "1"]],
     "report": [["report", "--kernels", "dot-product", "--payloads", "128", "--profiles",
                 "scratchpad", "--variants", "default", "-q"],
                ["report", "--kernels", "filter", "--payloads", "128,256", "--format", "csv",
