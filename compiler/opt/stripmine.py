@@ -141,14 +141,16 @@ def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str, int])
     if lo != 0:
         remarks.call(v, i)
         remarks.explained(v, loc)
-    return Versions(pre, h, count, (chunks, rest, *done), scalar, skipped, loc)
+    return Versions(i, pre, h, count, (chunks, rest, *done), scalar, skipped, loc)
 
 
 @frozen
 class Versions:
-    """A strip-mined loop: ``pre`` computes the trip count h, and the chunks run when
-    ``chunks = h / W`` is positive, the scalar loop when only h is, ``skipped`` when h is not."""
+    """The strip-mined loop over ``var``: ``pre`` computes the trip count h, and the chunks run
+    when ``chunks = h / W`` is positive, the scalar loop when only h is, ``skipped`` when h is
+    not."""
 
+    var: str
     pre: tuple
     h: Name
     count: Name
@@ -214,7 +216,7 @@ def _hoist(outer: For, mined: dict, k: Kernel, remarks: Remarks, free: dict[str,
     if lo is None or hi is None:
         out = (If(Compare("<", outer.lo, outer.hi, outer.loc), out, (), outer.loc),)
     remarks.done(versions.loc, f"the tests of the trip count of the loop over "
-                 f"{remarks.say(mined[id(body[p])][2])} made once, outside the loop over {o}")
+                 f"{remarks.say(versions.var)} made once, outside the loop over {o}")
     return out
 
 
@@ -222,7 +224,7 @@ def stripmine(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
     """Strip-mine the innermost loops with run-time trip counts whose chunks the loop passes make
     cheaper (their tests outside the loop that holds them, where they can be)."""
     free = free_reads(k.body)  # (a loop from lo != 0 is versioned only where nothing reads i after it)
-    mined: dict[int, tuple] = {}  # id of a strip-mined loop's test -> (the test, its Versions, i)
+    mined: dict[int, tuple] = {}  # id of a strip-mined loop's test -> (the test, its Versions)
 
     def rewrite(s: For):
         out = _hoist(s, mined, k, remarks, free)
@@ -232,7 +234,7 @@ def stripmine(k: Kernel, remarks: Remarks, fast: bool = False) -> Kernel:
         if versions is None:
             return None
         out = versions.dispatch()
-        mined[id(out[-1])] = (out[-1], versions, s.var)
+        mined[id(out[-1])] = (out[-1], versions)
         return out
     return k.but(map_loops(k.body, rewrite))
 
