@@ -96,6 +96,14 @@ def test_a_loop_on_the_inputs_is_not_verified_at_the_default_budget(tmp_path, fl
         "than 200 deep (a loop that depends on the inputs)" in err, (code, err)
 
 
+@pytest.mark.parametrize("name", ("digits", "gcd"))
+def test_the_examples_whose_loops_run_on_their_inputs_are_not_verified_not_a_crash(name, tmp_path):
+    # (both ended --verify in a RecursionError)
+    path = Path(__file__).resolve().parent.parent / "examples" / "programs" / f"{name}.incaq"
+    code, out, err = tool(driver.main, str(path), "-O2", "--verify", "-o", str(tmp_path / "k.json"))
+    assert code == 0 and "-O2: not verified: branches on the inputs nested more than 200 deep" in err
+
+
 def test_the_command_line(tmp_path):
     k = str(KERNELS[0])
     code, out, err = tool(driver.main, k, "-O2", "--verify", "-o", str(tmp_path / "k.json"))
