@@ -21,7 +21,10 @@ def find_paper_dir() -> Path | None:
     this package, so a report shows the paper's figures from any folder after any install."""
     env = os.environ.get(PAPER_ENV)
     if env:
-        return Path(env) if Path(env).is_dir() else None
+        try:  # (a name too long is no folder either)
+            return Path(env) if Path(env).is_dir() else None
+        except OSError:
+            return None
     return PACKAGED_DIR
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..lang.gcpause import collector_paused
 from ..lang.numbers import NumberError, parse_int
-from ..lang.userfiles import cannot_write, check_output, write_text
+from ..lang.userfiles import cannot_write, check_output, os_reason, write_text
 from .paper import PAYLOADS, PaperFigures
 from .study import OPTS, VARIANTS, Row
 
@@ -27,10 +27,15 @@ FIELDS = ("kernel", "variant", "opt", "profile", "payload", "instructions", "tim
 
 def kernel_files(folder: Path, names: list[str] | None) -> dict[str, Path]:
     """The kernels to run: every ``*.incaq`` in ``folder``, or the named ones."""
-    if not folder.is_dir():
+    shown = str(folder).replace("\0", "\\0")  # (a study file's path may hold a NUL)
+    try:  # even asking whether a folder exists fails on a name too long
+        found = {p.stem: p for p in sorted(folder.glob("*.incaq"))} if folder.is_dir() else None
+    except OSError as e:
+        raise DiagnosticError([Diagnostic(f"cannot read the kernels folder: {os_reason(e)}",
+                                          file=shown)]) from None
+    if found is None:
         raise DiagnosticError([Diagnostic("no kernels folder", hint="run from the repository root "
-                                          "or pass --kernels-dir", file=str(folder))])
-    found = {p.stem: p for p in sorted(folder.glob("*.incaq"))}
+                                          "or pass --kernels-dir", file=shown)])
     if not found:
         raise DiagnosticError([Diagnostic("no .incaq kernels in this folder", file=str(folder))])
     if names is None:
@@ -204,7 +209,7 @@ def plot(rows: list[Row], path: str, x: str = "payload") -> None:
     try:
         fig.savefig(path)
     except OSError as e:
-        raise cannot_write(path, "inca", (e.strerror or str(e)).lower()) from None
+        raise cannot_write(path, "inca", os_reason(e)) from None
     finally:
         plt.close(fig)
 

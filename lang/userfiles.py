@@ -42,6 +42,11 @@ def _fail(path: str, message: str, hint: str | None = None) -> DiagnosticError:
     return DiagnosticError([Diagnostic(message, hint=hint, file=path)])
 
 
+def os_reason(e: OSError) -> str:
+    """Why the operating system refused a path, as a diagnostic says it (``file name too long``)."""
+    return (e.strerror or str(e)).lower()
+
+
 def _nul_free(path: str, what: str) -> None:
     """No operating system call takes a path with a NUL byte (Python raises ValueError, not an
     OSError, so it needs its own check); the diagnostic shows the byte as ``\\0``."""
@@ -167,7 +172,7 @@ def check_output(path: str, tool: str, inputs: Iterable[str] = ()) -> None:
     try:
         _check_output(Path(path), path, tool, inputs)
     except OSError as e:  # the path itself is unusable: a name too long, a loop of links
-        raise cannot_write(path, tool, (e.strerror or str(e)).lower()) from None
+        raise cannot_write(path, tool, os_reason(e)) from None
 
 
 def _check_output(p: Path, path: str, tool: str, inputs: Iterable[str]) -> None:
@@ -190,7 +195,7 @@ def write_text(path: str, text: str, tool: str) -> None:
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as e:
-        raise cannot_write(path, tool, (e.strerror or str(e)).lower()) from None
+        raise cannot_write(path, tool, os_reason(e)) from None
 
 
 def cannot_write(path: str, tool: str, reason: str, hint: str | None = None) -> DiagnosticError:

@@ -248,6 +248,20 @@ def test_report_kernel_that_does_not_compile(tmp_path):
     refused(inca("report", "--kernels-dir", tmp_path, "-q"), 1, "no .incaq kernels in this folder")
 
 
+def test_report_kernels_folder_whose_name_the_system_refuses(tmp_path, monkeypatch):
+    # asking whether a folder of a name too long exists raised OSError (exit 70; the fuzzer found
+    # it once --kernels-dir was among the options it draws); a NUL, from a study file, is shown
+    # as \\0
+    refused(inca("report", "--kernels-dir", "x" * 300, "-q"), 1,
+            "cannot read the kernels folder: file name too long")
+    study = write(tmp_path / "s.toml", 'kernels_dir = "a\\u0000b"\n')
+    assert "a\\0b: error: no kernels folder" in refused(inca("report", "--study", study, "-q"), 1)
+    monkeypatch.setenv("INCA_PAPER_DIR", "y" * 300)  # no folder by that name: no paper columns
+    code, out, err = inca("report", "--kernels-dir", KERNELS, "--kernels", "dot-product", "--payloads",
+                          "128", "--profiles", "scratchpad", "--variants", "default", "-j", "1", "-q")
+    assert code == 0 and "dot-product" in out, err
+
+
 def test_report_workers_are_capped(monkeypatch):
     from inca.interpreter import report
 

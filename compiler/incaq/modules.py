@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ... import stdlib
 from ...lang.diagnostics import DiagnosticError, Source, short
-from ...lang.userfiles import decode, read_bytes
+from ...lang.userfiles import decode, os_reason, read_bytes
 from .ast import Call, Func, Module, Use, nodes
 from .tailcalls import tail_call_ids
 
@@ -73,8 +73,7 @@ class ModuleLoader:
                 if path.is_file():
                     return path, stdlib.PREFIX + file if folder is stdlib.FOLDER else str(path)
             except OSError as e:  # e.g. a name longer than the file system allows
-                self.error(use, f"cannot look for module '{short(use.name)}': "
-                                f"{(e.strerror or str(e)).lower()}")
+                self.error(use, f"cannot look for module '{short(use.name)}': {os_reason(e)}")
                 return None
         self.error(use, f"module '{short(use.name)}' not found",
                    f"looked for {short(file)} in {here}, the -I folders and the stdlib")
