@@ -37,13 +37,13 @@ def kernel_files(folder: Path, names: list[str] | None) -> dict[str, Path]:
         raise DiagnosticError([Diagnostic("no kernels folder", hint="run from the repository root "
                                           "or pass --kernels-dir", file=shown)])
     if not found:
-        raise DiagnosticError([Diagnostic("no .incaq kernels in this folder", file=str(folder))])
+        raise DiagnosticError([Diagnostic("no .incaq kernels in this folder", file=shown)])
     if names is None:
         return found
     missing = [n for n in names if n not in found]
     if missing:
         raise DiagnosticError([Diagnostic(f"no kernel named {', '.join(missing)}",
-                                          hint="kernels: " + ", ".join(found), file=str(folder))])
+                                          hint="kernels: " + ", ".join(found), file=shown)])
     return {n: found[n] for n in names}
 
 

@@ -34,7 +34,7 @@ WORDS = ("N=4", "N=" + "9" * 70, "PAYLOAD=64", "A=1,2,3", "A=@inputs/a.json", "A
          "nope", "prof.toml", "examples", "dot-product", "all", "dot-product,filter", ",,,",
          "default", "clobber", "table", "csv", "json", "markdown", "asm", "tuples", "ast",
          "128", "128,256", "0", "8000000000000", "2", "1", "A" * 100000, "--", "-x", "\u00e9",
-         "llvm", "python", "reference", "auto", "stripmine", "vectorise,dce", "all", "0.5", "1e-3")
+         "llvm", "python", "reference", "auto", "stripmine", "vectorise,dce", "0.5", "1e-3")
 
 
 def _options(parser: argparse.ArgumentParser) -> tuple[str, ...]:
