@@ -95,7 +95,10 @@ BODIES = (
 WRAPS = ("{loop}", "if 0 < {hi} then {{\n{loop}\n}}", "if m > 0 then {{\n{loop}\n}}",
          "{loop}\nc = c + i", "for o in 0 .. m do {{\n{loop}\n}}",
          "for o in 1 .. 3 do {{\n    c = c + o\n{loop}\n    Y[o] = c\n}}",
-         "for o in 0 .. m + 1 do {{\n{loop}\n}}\nc = c + o")
+         "for o in 0 .. m + 1 do {{\n{loop}\n}}\nc = c + o", "for o in 0 .. n * 3 do {{\n{loop}\n}}")
+# Trip counts that change with the outer loop, some affine in o alone (stripmine splits the loop
+# over o where such a count reaches 16)
+BY_O = ("{hi} + o", "o", "o + 1", "o - 2", "o + 2", "o + m")
 
 
 @st.composite
@@ -104,7 +107,7 @@ def loops(draw):
     lo = draw(st.sampled_from((0, 1, 2, "m")))
     wrap = draw(st.sampled_from(WRAPS))
     if "for o" in wrap and draw(st.booleans()):  # a trip count that changes with the outer loop
-        hi = f"{hi} + o"
+        hi = draw(st.sampled_from(BY_O)).format(hi=hi)
     body = "\n    ".join(draw(st.lists(st.sampled_from(BODIES), min_size=1, max_size=3)))
     loop = f"for i in {lo} .. {hi} do {{\n    {body}\n}}"
     text = ("input n: i64\ninput m: i64\ninput b: i64\ninput s: i64\ninput X: i64[48]\n"
@@ -206,6 +209,57 @@ def test_the_tests_of_an_inner_trip_count_are_made_once_outside_the_outer_loop(b
     if bound == "m":
         inputs = {"n": [50], "m": [50], "A": grid, "B": grid}
         assert execute(programs[Level(2)], PROFILE, inputs).time_ns < 10_500
+
+
+@st.composite
+def triangles(draw):
+    """A loop over o from a constant whose inner loop's trip count is o plus a constant (the rows
+    of a triangle), with inputs that run it past the row where that count reaches 16."""
+    bound = draw(st.sampled_from(("o", "o + 1", "o - 1", "o - 3", "o + 2")))
+    lo = draw(st.sampled_from((0, 1, 3, 16, 20)))
+    inner = draw(st.sampled_from((0, 0, 1)))
+    body = "\n        ".join(draw(st.lists(st.sampled_from(BODIES), min_size=1, max_size=2)))
+    text = ("input n: i64\ninput m: i64\ninput b: i64\ninput s: i64\ninput X: i64[48]\n"
+            "output Y: i64[48]\noutput c: i64\n"
+            f"for o in {lo} .. n do {{\n    for i in {inner} .. {bound} do {{\n        {body}\n    }}\n}}\n")
+    inputs = {"n": [draw(st.integers(-1, 40))], "m": [draw(st.integers(-1, 3))],
+              "b": [draw(st.sampled_from((1, 2, 3, 16, 17)))], "s": [draw(st.integers(0, 1))],
+              "X": [draw(st.integers(-9, 9)) for _ in range(48)]}
+    return text, inputs
+
+
+@settings(SETTINGS, max_examples=int(os.environ.get("INCA_RUNTIME_TRIPS_EXAMPLES", "30")))
+@given(triangles())
+def test_random_triangular_nests(case):
+    text, inputs = case
+    check(compiled(text), inputs, text)
+
+
+TRIANGLE = ("input n: i64\ninput A: f64[64][64]\noutput L: f64[64][64]\n"
+            "for i in 0 .. n do {\n    for j in 0 .. BOUND do {\n        L[i][j] = A[i][j] * 2.0\n"
+            "    }\n}\n")
+
+
+@pytest.mark.parametrize("bound, split", (("i + 1", True), ("i", True), ("i - 1", True),
+                                          ("i + 2", False)))
+def test_a_triangular_nest_is_split_where_its_rows_reach_a_chunk(bound, split):
+    """Rows of fewer than 16 run the scalar loop as at -O1, the others the chunks with no test:
+    with the tests in each row, 12 rows (``0 .. i + 1``) took 10,725 ns at -O2 against 9,943 at
+    -O1, and 64 rows 92,500. Not where ``i + b`` could wrap (b > 1: the last row's i is up to
+    INT64_MAX - 1)."""
+    text = TRIANGLE.replace("BOUND", bound)
+    said = "the loop over i split where the loop over j reaches 16 iterations"
+    assert (said in remarks(text)) == split
+    programs = compiled(text)
+    grid = [k / 16 for k in range(64 * 64)]
+    for n in (0, 1, 2, 12, 14, 15, 16, 17, 18, 40, 64):
+        check(programs, {"n": [n], "A": grid}, n)
+        if split:
+            o1, o2 = (execute(programs[level], PROFILE, {"n": [n], "A": grid}).time_ns
+                      for level in (Level(1), Level(2)))
+            assert o2 <= o1 + 11, (n, o2, o1)  # (at most the one test of which rows there are)
+    if bound == "i + 1":
+        assert execute(programs[Level(2)], PROFILE, {"n": [64], "A": grid}).time_ns < 88_000
 
 
 @pytest.mark.parametrize("body", [b for b in BODIES if "/ b" in b or "% b" in b])
