@@ -10,9 +10,13 @@ Each question is first asked of the two terms' skeletons (skeleton.py: data valu
 numbers, conditions on data as free booleans), a smaller question whose "no difference" implies
 the real one's; only when that does not settle it is the full question asked.
 
-The answer is "verified", a counterexample (inputs that show the difference), or "not verified"
-with the reason (a timeout, a step budget for data-dependent loops, an operation not modeled):
-never a false "verified".
+Where a loop's count depends on the inputs, the symbolic run does not end (a step budget, or
+branches nested MAX_NESTED deep); the question is then asked for each combination of small values
+of the i64 scalar inputs (:func:`_bounded`), and a "bounded" verdict names those values.
+
+The answer is "verified", "bounded" (verified at the values it names), a counterexample (inputs
+that show the difference), or "not verified" with the reason (a timeout, a step budget for
+data-dependent loops, an operation not modeled): never a false "verified".
 """
 from __future__ import annotations
 
@@ -26,7 +30,8 @@ from ...lang.program import Program
 
 @dataclass(frozen=True)
 class Verdict:
-    """``status`` is verified, counterexample or unknown; ``inputs`` the counterexample's."""
+    """``status`` is verified, bounded, counterexample or unknown; ``inputs`` the
+    counterexample's."""
 
     status: str
     detail: str
@@ -37,6 +42,8 @@ class Verdict:
         if self.status == "verified":
             how = f", {self.detail}" if self.detail else ""
             return f"{what}: verified ({self.seconds:.2f} s{how})"
+        if self.status == "bounded":
+            return f"{what}: verified {self.detail} ({self.seconds:.2f} s)"
         if self.status == "counterexample":
             shown = "; ".join(f"{k}={_show(v)}" for k, v in self.inputs.items())
             return f"{what}: counterexample: {shown} ({self.detail})"
@@ -55,16 +62,88 @@ def verify(source: Program, optimised: Program, fast: bool = False, timeout_s: f
     if z3 cannot answer there, bit-for-bit equality in IEEE arithmetic (stronger than what -Ofast
     promises, and easier for z3 when the programs only copy and compare) gets the rest."""
     start = time.perf_counter()
+    verdict = _verify_level(source, optimised, fast, timeout_s, budget, start, {})
+    if verdict.status != "unknown" or LOOPS_ON_INPUTS not in verdict.detail:
+        return verdict
+    return _bounded(source, optimised, fast, timeout_s, budget, start, verdict)
+
+
+def _verify_level(source: Program, optimised: Program, fast: bool, timeout_s: float, budget: int,
+                  start: float, fixed: dict[str, int]) -> Verdict:
     if not fast:
-        return _verify(source, optimised, False, timeout_s, budget, start, None)
-    first = _verify(source, optimised, True, timeout_s, budget, start, REALS_PART_S)
+        return _verify(source, optimised, False, timeout_s, budget, start, None, fixed)
+    first = _verify(source, optimised, True, timeout_s, budget, start, REALS_PART_S, fixed)
     if first.status != "unknown" or "not modeled" in first.detail \
-            or "depends on the inputs" in first.detail:
+            or LOOPS_ON_INPUTS in first.detail:
         return first
-    exact = _verify(source, optimised, False, timeout_s, budget, start, None)
+    exact = _verify(source, optimised, False, timeout_s, budget, start, None, fixed)
     if exact.status == "verified":
         return Verdict("verified", "bit for bit", exact.seconds)
     return Verdict("unknown", first.detail, exact.seconds)
+
+
+#: What a verdict says of a loop whose count depends on the inputs.
+LOOPS_ON_INPUTS = "a loop that depends on the inputs"
+
+#: The values each i64 scalar input takes in a bounded verification, most telling first: the
+#: counts around 0 and around the optimiser's chunks of 16 (stripmine, blocks) and a negative one.
+SMALL_VALUES = (0, 1, 2, 3, 16, 17, 15, -1, 33, 32, 4, 5, 18, 31, 34, 40) + tuple(range(6, 15)) \
+    + tuple(range(19, 31)) + (35, 36, 37, 38, 39)
+#: At most this many runs of both programs in a bounded verification (each scalar takes the first
+#: MAX_CASES ** (1 / scalars) of SMALL_VALUES: all 42 for one, 11 for two, 5 for three).
+MAX_CASES = 128
+
+
+def _bounded(source: Program, optimised: Program, fast: bool, timeout_s: float, budget: int,
+             start: float, first: Verdict) -> Verdict:
+    """Where a loop's count depends on the inputs: the question for each combination of small
+    values of the i64 scalar inputs without a default (the sizes a kernel's loops run to), the
+    arrays and f64 inputs still symbolic, as a bounded model checker takes small scopes. The
+    verdict is ``bounded`` (verified at those values only), a counterexample, or ``first`` when
+    fixing the scalars does not make the loops' counts known."""
+    import itertools
+
+    scalars = [d.name for d in source.decls if d.role in ("input", "inout") and d.alias is None
+               and d.default is None and not d.shape and d.dtype == "i64"]
+    if not scalars:
+        return first
+    per = max(2, int(MAX_CASES ** (1 / len(scalars)) + 1e-9))
+    values = tuple(sorted(SMALL_VALUES[:per]))
+    cases = list(itertools.product(values, repeat=len(scalars)))[:MAX_CASES]
+    for case in cases:
+        fixed = dict(zip(scalars, case))
+        at = ", ".join(f"{k} = {v}" for k, v in fixed.items())
+        if time.perf_counter() - start >= timeout_s:
+            return Verdict("unknown", f"no answer within {timeout_s:g} s (at {at}, after "
+                           f"{cases.index(case)} of {len(cases)} combinations of small values of "
+                           f"{', '.join(scalars)} verified)", time.perf_counter() - start)
+        verdict = _verify_level(source, optimised, fast, timeout_s, budget, start, fixed)
+        if verdict.status == "counterexample":
+            return verdict
+        if verdict.status != "verified":
+            if LOOPS_ON_INPUTS in verdict.detail:
+                return first
+            return Verdict("unknown", f"{verdict.detail} (at {at})", verdict.seconds)
+    names = ", ".join(scalars)
+    shown = _ranges(values)
+    where = f"{names} in {shown}" if len(scalars) == 1 else f"each of {names} in {shown}"
+    if len(cases) < len(values) ** len(scalars):
+        where += f" (the first {len(cases)} combinations)"
+    return Verdict("bounded", f"for {where} (bounded: its i64 scalar inputs at small values, "
+                   f"the others any; not checked beyond)", time.perf_counter() - start)
+
+
+def _ranges(values: tuple[int, ...]) -> str:
+    """``-1 .. 5, 15, 16`` style: runs of consecutive values as ranges."""
+    parts, run = [], [values[0]]
+    for v in values[1:]:
+        if v == run[-1] + 1:
+            run.append(v)
+            continue
+        parts.append(run)
+        run = [v]
+    parts.append(run)
+    return ", ".join(f"{r[0]} .. {r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in parts)
 
 
 #: Seconds the skeleton check (skeleton.py) of one question may take before the full question.
@@ -75,7 +154,7 @@ REALS_PART_S = 5.0
 
 
 def _verify(source: Program, optimised: Program, fast: bool, timeout_s: float, budget: int,
-            start: float, part_s: float | None) -> Verdict:
+            start: float, part_s: float | None, fixed: dict[str, int]) -> Verdict:
     import z3
 
     from .skeleton import Skeleton
@@ -84,7 +163,7 @@ def _verify(source: Program, optimised: Program, fast: bool, timeout_s: float, b
     def elapsed() -> float:
         return time.perf_counter() - start
     try:
-        symbols, inputs = _inputs(source, fast)
+        symbols, inputs = _inputs(source, fast, fixed)
         states = []
         for prog in (source, optimised):
             m = Machine(prog, reals=fast, budget=budget)
@@ -93,7 +172,7 @@ def _verify(source: Program, optimised: Program, fast: bool, timeout_s: float, b
     except Unsupported as e:
         return Verdict("unknown", f"{e} is not modeled", elapsed())
     except OutOfBudget as e:
-        return Verdict("unknown", f"{e} (a loop that depends on the inputs)", elapsed())
+        return Verdict("unknown", f"{e} ({LOOPS_ON_INPUTS})", elapsed())
     (m0, s0), (m1, s1) = states
     # one question per output element (smaller questions are much easier for z3 than their
     # disjunction); an element both programs compute by the same term needs none
@@ -124,7 +203,8 @@ def _verify(source: Program, optimised: Program, fast: bool, timeout_s: float, b
                            elapsed())
         if answer == z3.sat:
             model = solver.model()
-            found = {name: [_value(model, t) for t in terms] for name, terms in symbols.items()}
+            found = {name: [_value(model, t) for t in terms] if name not in fixed else [fixed[name]]
+                     for name, terms in symbols.items()}
             found = {k: v[0] if len(v) == 1 and not _is_array(source, k) else v
                      for k, v in found.items()}
             return Verdict("counterexample", f"the optimised program differs in {what}",
@@ -146,8 +226,9 @@ def _is_array(prog: Program, name: str) -> bool:
     return bool(prog.decl(name).shape)
 
 
-def _inputs(prog: Program, fast: bool):
-    """Symbolic elements for each input without a default (a default is the host's value)."""
+def _inputs(prog: Program, fast: bool, fixed: dict[str, int]):
+    """Symbolic elements for each input without a default (a default is the host's value), the
+    scalars in ``fixed`` the constant given."""
     import z3
 
     from .symexec import F64
@@ -159,6 +240,9 @@ def _inputs(prog: Program, fast: bool):
         if d.default is not None:
             continue
         terms = []
+        if d.name in fixed:
+            symbols[d.name] = values[d.name] = [z3.BitVecVal(fixed[d.name], 64)]
+            continue
         for k in range(d.size):
             name = f"{d.name}[{k}]" if d.shape else d.name
             if d.dtype == "i64":
