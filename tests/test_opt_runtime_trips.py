@@ -101,6 +101,10 @@ WRAPS = ("{loop}", "if 0 < {hi} then {{\n{loop}\n}}", "if m > 0 then {{\n{loop}\
 BY_O = ("{hi} + o", "o", "o + 1", "o - 2", "o + 2", "o + m")
 
 
+# Bounds next to the ends of i64, where a trip count computed as ``hi - lo`` wraps
+EXTREMES = (-2**63, -2**63 + 1, -2**63 + 2, 2**63 - 2, 2**63 - 1)
+
+
 @st.composite
 def loops(draw):
     hi = draw(st.sampled_from(BOUNDS))
@@ -112,7 +116,8 @@ def loops(draw):
     loop = f"for i in {lo} .. {hi} do {{\n    {body}\n}}"
     text = ("input n: i64\ninput m: i64\ninput b: i64\ninput s: i64\ninput X: i64[48]\n"
             "output Y: i64[48]\noutput c: i64\n" + wrap.format(loop=loop, hi=hi))
-    inputs = {"n": [draw(st.integers(-1, 7))], "m": [draw(st.integers(-1, 3))],
+    inputs = {"n": [draw(st.integers(-1, 7) | st.sampled_from(EXTREMES))],
+              "m": [draw(st.integers(-1, 3) | st.sampled_from(EXTREMES))],
               "b": [draw(st.sampled_from((0, 1, 2, 3, 4, 15, 16, 17, 20)))], "s": [draw(st.integers(0, 5))],
               "X": [draw(st.integers(-9, 9)) for _ in range(48)]}
     return text, inputs
@@ -172,21 +177,32 @@ STENCIL = ("input n: i64\ninput X: f64[128]\noutput Y: f64[128]\n"
            "for i in 1 .. n - 1 do {\n    Y[i] = (X[i - 1] + X[i] + X[i + 1]) * 0.25\n}\n")
 
 
-@pytest.mark.parametrize("lo", ("1", "m"))
+@pytest.mark.parametrize("lo", ("1", "2", "m"))
 def test_a_loop_from_another_start_is_counted_from_0_in_chunks(lo):
-    """``for i in lo .. hi`` runs as a loop of hi - lo trips from 0, i being lo plus its
-    variable: its first test is the one BLEZ of the trip count (no compare), so no run of it is
-    slower than -O0's."""
+    """``for i in lo .. hi`` runs as a loop of ``max(hi, lo) - lo`` trips from 0, i being lo plus
+    its variable: its first test is the one BLEZ of the trip count (no compare), so no run of it
+    is slower than -O0's. Not from a scalar (see the next test)."""
     text = STENCIL.replace("1 .. n - 1", f"{lo} .. n - 1").replace("input n", "input m: i64\ninput n")
-    assert "loop over i strip-mined" in remarks(text)
+    assert ("loop over i strip-mined" in remarks(text)) == (lo != "m")
     programs = compiled(text)
     for n, m in itertools.product((0, 1, 2, 3, 4, 17, 18, 19, 33, 100, 128), (-3, 0, 1, 5)):
         inputs = {"n": [n], "m": [m], "X": [k / 8 - 3.0 for k in range(128)]}
         check(programs, inputs, (n, m))
-    inputs = {"n": [100], "m": [1], "X": [k / 8 - 3.0 for k in range(128)]}
-    o0 = execute(programs[None], PROFILE, inputs).time_ns
-    o2 = execute(programs[Level(2)], PROFILE, inputs).time_ns
-    assert o2 * 15 < o0, (o2, o0)  # 98 iterations of 12 instructions against 7 chunks of 6
+    if lo != "m":
+        inputs = {"n": [100], "m": [1], "X": [k / 8 - 3.0 for k in range(128)]}
+        o0 = execute(programs[None], PROFILE, inputs).time_ns
+        o2 = execute(programs[Level(2)], PROFILE, inputs).time_ns
+        assert o2 * 15 < o0, (o2, o0)  # 98 iterations of 12 instructions against 7 chunks of 6
+
+
+@pytest.mark.parametrize("lo, n, m", (("1", -2**63 + 1, 0), ("m", 10, -2**63), ("2", -2**63 + 2, 0),
+                                      ("m", 2**63 - 1, -2), ("3", 2**63 - 1, 0)))
+def test_a_trip_count_next_to_the_ends_of_i64_is_exact(lo, n, m):
+    """From lo = 1 the trip count was ``n - 2``, INT64_MAX at n = INT64_MIN + 1 where -O0 runs
+    no iteration (the chunks faulted); from a scalar m = INT64_MIN, where -O0 faults at once, it
+    was negative (no fault). h is now ``max(hi, lo) - lo`` from a number > 0 only."""
+    text = STENCIL.replace("1 .. n - 1", f"{lo} .. n - 1").replace("input n", "input m: i64\ninput n")
+    check(compiled(text), {"n": [n], "m": [m], "X": [k / 8 for k in range(128)]}, (lo, n, m))
 
 
 NEST = ("input n: i64\ninput m: i64\ninput A: f64[64][64]\ninput B: f64[64][64]\n"
@@ -222,7 +238,8 @@ def triangles(draw):
     text = ("input n: i64\ninput m: i64\ninput b: i64\ninput s: i64\ninput X: i64[48]\n"
             "output Y: i64[48]\noutput c: i64\n"
             f"for o in {lo} .. n do {{\n    for i in {inner} .. {bound} do {{\n        {body}\n    }}\n}}\n")
-    inputs = {"n": [draw(st.integers(-1, 40))], "m": [draw(st.integers(-1, 3))],
+    inputs = {"n": [draw(st.integers(-1, 40) | st.sampled_from(EXTREMES))],
+              "m": [draw(st.integers(-1, 3))],
               "b": [draw(st.sampled_from((1, 2, 3, 16, 17)))], "s": [draw(st.integers(0, 1))],
               "X": [draw(st.integers(-9, 9)) for _ in range(48)]}
     return text, inputs

@@ -31,13 +31,17 @@ against -O0's ``PUTL i, 0`` and its test (PUTL, LT, BLEZ). One that runs fewer t
 pays ``chunks`` and its BLEZ (three instructions) more than at -O1, where the loop is rotated
 and its first test known to pass (``0 < h``): -O1 saves three an iteration and -O0's first test.
 
-``for i in lo .. hi`` from a number or scalar lo != 0 is counted from 0, as a loop of
-``h = hi - lo`` trips over its own variable v with i as ``v + lo`` in the body, where two more
-conditions hold. hi is computed by an operation (``n - 1``): h then costs what evaluating hi
-costs (lo taken into hi's constant, or one SUB), where -O0 evaluates hi at each of its tests,
-and a run of one iteration is no slower; up to a bare scalar, h costs two instructions -O0 does
-not pay (its test compares i with the scalar itself), more than such a run saves. And nothing
-reads i after the loop (-O0 leaves it hi, or lo): its last value would cost another two.
+``for i in lo .. hi`` from a number lo > 0 is counted from 0, as a loop of
+``h = max(hi, lo) - lo`` trips over its own variable v with i as ``v + lo`` in the body, where
+two more conditions hold. hi is computed by an operation (``n - 1``): h then costs evaluating hi
+and two instructions, where -O0 evaluates hi at each of its tests, and a run of one iteration is
+no slower; up to a bare scalar, h costs three instructions -O0 does not pay (its test compares i
+with the scalar itself), more than such a run saves. And nothing reads i after the loop (-O0
+leaves it hi, or lo): its last value would cost another two. The max makes h exact: ``hi - lo``
+wraps where hi is within lo of INT64_MIN (``n - 2`` at n = INT64_MIN + 1 was INT64_MAX, chunks ran
+where -O0 runs none), and from a scalar or a negative lo it wraps the other way (from m =
+INT64_MIN, where -O0 faults at once, h was negative and the loop ran no time), so neither is
+taken.
 
 In a loop over o whose every iteration runs the strip-mined loop with the same trip count
 (``for i in 0 .. n { for j in 0 .. m { C[i][j] = ... } }``), the tests of h and ``chunks`` are
@@ -65,7 +69,7 @@ from dataclasses import replace
 
 from ...lang.diagnostics import Loc
 from ...lang.frozen import frozen
-from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num
+from ..incaq.ast import Assign, Binary, Call, Compare, For, If, Index, Name, Num
 from .estimate import LOOP_NS, cost
 from .ir import I64_MIN, Kernel, affine, assigned_before_read, const_int, free_reads, is_plain, \
     map_loops, names_read, names_read_in, names_written, size, substitute, uses_outside_index
@@ -102,8 +106,8 @@ def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str, int])
             or i in names_written(body) or (names_read(s.hi) | names_read(s.lo)) & names_written(body) \
             or uses_outside_index(body, i):
         return None
-    if lo != 0 and (not isinstance(s.lo, (Num, Name)) or isinstance(s.hi, (Name, Num, Index))
-                    or free.get(i) or k.visible(i)):
+    if lo != 0 and (lo is None or lo < 0 or isinstance(s.hi, (Name, Num, Index)) or free.get(i)
+                    or k.visible(i)):
         return None  # (see the module's docstring)
 
     def num(v: int):
@@ -127,7 +131,7 @@ def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str, int])
         pre = () if h is s.hi else (Assign(h, s.hi, loc),)
     else:
         h = Name(k.fresh_scalar(f"{i}_trips"), loc)
-        pre = (Assign(h, _minus(s.hi, s.lo), loc),)
+        pre = (Assign(h, Binary("-", Call("max", (s.hi, s.lo), loc), s.lo, loc), loc),)
     count = Name(k.fresh_scalar("chunks"), loc)
     chunks = For(c.id, num(0), count, (chunk,), loc)
     if idempotent(body, k):
@@ -172,17 +176,6 @@ class Versions:
         runs = (Assign(self.count, Binary("/", self.h, Num(W, False, loc), loc), loc),
                 If(Compare("<", zero, self.count, loc), wrap(self.vector), wrap(self.scalar), loc))
         return (*self.pre, If(Compare("<", zero, self.h, loc), runs, wrap(self.skipped), loc))
-
-
-def _minus(hi, lo):
-    """``hi - lo``, with a constant lo taken into hi's own constant term (``n - 1`` from 1 is
-    ``n - 2``, not ``n - 1 - 1``) where the sum is an i64."""
-    c = const_int(lo)
-    if c is not None and isinstance(hi, Binary) and hi.op in "+-" and const_int(hi.right) is not None:
-        d = const_int(hi.right) - c if hi.op == "+" else const_int(hi.right) + c
-        if -2**63 <= d < 2**63:
-            return Binary(hi.op, hi.left, Num(d, False, hi.loc), hi.loc)
-    return Binary("-", hi, lo, hi.loc)
 
 
 #: The most code (ir.size) around a strip-mined loop in the body of the loop that holds it, which
