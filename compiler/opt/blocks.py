@@ -39,13 +39,16 @@ bl costs three instructions more than the loop as written at -O1, which must sav
 of one element even when bl is 1 and every iteration wraps strength.py's counters around: it
 does when -O0 computes the bound at each of its tests (an operation: ``nbytes / 8``, two
 instructions a test), hence only such loops; with a bound held in a scalar (``for i in 0 .. n``)
-the loop at -O1 is two instructions ahead of -O0 there, not three.
+the loop at -O1 is two instructions ahead of -O0 there, not three. Nor where anything reads i
+after the loop: its last value costs two instructions more on that path (``i = h`` and a jump
+past the other versions), and a run of one element at b = 1 over ``0 .. min(n, 12)``, followed
+by ``c = c + i``, took 247 ns against -O0's 240.
 """
 from __future__ import annotations
 
 from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num
-from .ir import Kernel, affine, assigned_before_read, const_int, is_plain, map_exprs_in, map_loops, \
-    map_stmts, names_read, names_written, read_counts, stmts, substitute
+from .ir import Kernel, affine, assigned_before_read, const_int, free_reads, is_plain, map_exprs_in, \
+    map_loops, map_stmts, names_read, names_written, read_counts, stmts, substitute
 from .remarks import Remarks
 from .strength import divisors, invariant, replace_counted, varying
 from .stripmine import W, idempotent, stripmine
@@ -213,8 +216,11 @@ def _block(s: For, k: Kernel, remarks: Remarks):
 
 
 def blocks(k: Kernel, remarks: Remarks) -> Kernel:
-    """Make blocks of the loops that divide their variable by a run-time divisor."""
-    return k.but(map_loops(k.body, lambda s: _block(s, k, remarks)))
+    """Make blocks of the loops that divide their variable by a run-time divisor (whose variable
+    nothing reads after them: see the module's docstring)."""
+    free = free_reads(k.body)
+    return k.but(map_loops(k.body, lambda s: None if free.get(s.var) or k.visible(s.var)
+                           else _block(s, k, remarks)))
 
 
 __all__ = ["blocks"]
