@@ -6,7 +6,7 @@ fires tuples under the host's control: each step is the engine's step exactly (t
 ``PC == k`` fires, its message matches ME k, the atomic runs and moves the counter), so stepping a
 program to its END gives the outputs, counts and modeled time of :func:`~.loader.execute`. The REPL
 uses it for ``:step``, ``:break``, ``:continue`` and ``:run`` (:mod:`.debugger`); it knows nothing
-of the REPL.
+of the REPL. A run from the start with no breakpoint goes as ``inca run`` goes (``--engine auto``).
 """
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ class Stepper:
         self.steps = 0
         self.wall_s = 0.0
         self.finished = False
+        self.through: Execution | None = None  # a run from start to end on auto's engines
         self._where = [None] * self.prep.size
         for pc, k in enumerate(self.prep.k_at):
             loc = tp.tuples[k - 1].loc if k is not None else None
@@ -77,6 +78,8 @@ class Stepper:
         """
         if self.finished:
             return "end"
+        if limit is None and not breaks and self.steps == 0:
+            return self._through()
         prep, tuples = self.prep, self.tp.tuples
         fetch, bits, apply, k_at, fires = prep.fetch, prep.bits, prep.apply, prep.k_at, self.fires
         where = self._where
@@ -114,6 +117,22 @@ class Stepper:
         finally:
             self.wall_s += time.perf_counter() - start
 
+    def _through(self) -> str:
+        """From the start to END with nothing to stop at: as ``inca run`` runs it
+        (:func:`.selection.run`: a long run goes on in a translating engine), not one tuple at a
+        time. The same outputs, counts and faults; the step limit's message is the same too, as
+        no step has been taken before."""
+        from . import selection
+
+        start = time.perf_counter()
+        try:
+            self.through = selection.run(self.nic, self.counter, self.done, self.max_steps)
+        finally:
+            self.finished = True
+            self.wall_s += time.perf_counter() - start
+        self.steps = self.through.steps
+        return "end"
+
     @property
     def time_ns(self) -> Fraction:
         """Modeled time so far: the executed tuples' costs, derived as for a finished run."""
@@ -121,6 +140,8 @@ class Stepper:
 
     def execution(self) -> Execution:
         """Fire counts per tuple so far, in the engine's form."""
+        if self.through is not None:
+            return self.through
         return Execution(fires_by_tuple(self.fires, self.prep.k_at), self.steps, self.wall_s)
 
     def result(self) -> RunResult:
