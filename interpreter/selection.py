@@ -63,20 +63,25 @@ def llvm_budget(size: int) -> int | None:
 
 
 def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,
-        first: int | None = None, second: int | None = -1) -> Execution:
+        first: int | None = None, second: int | None = -1, steps_before: int = 0,
+        entry: int | None = None) -> Execution:
     """Run as :func:`.engine.run` (untraced) does: on the reference for about the first ``first``
     steps (default :func:`budget`), then, from the next loop header, on the python engine, and
     after about ``second`` more steps there (default :func:`llvm_budget`; None: never), from the
-    next header it checks its fuel at, on the llvm engine."""
+    next header it checks its fuel at, on the llvm engine.
+
+    A run another engine began (the stepper) goes on from the counter's value: ``steps_before``
+    tuples fired already (they count against ``max_steps``; the fire counts returned are this
+    run's only), and ``entry`` is where the run started (the blocks are found from there)."""
     start = time.perf_counter()
-    entry = counter.value
+    entry = counter.value if entry is None else entry
     prep = prepare(nic, counter)
     fires = [0] * prep.size
     first = budget(prep.size) if first is None else first
-    if first >= max_steps:  # the reference's own run to the end (or its step limit)
-        steps, finished = run_fast(prep, counter, fires, max_steps), True
+    if steps_before + first >= max_steps:  # the reference's own run to the end (or its step limit)
+        steps, finished = run_fast(prep, counter, fires, max_steps, steps_before), True
     else:
-        steps, finished = run_some(prep, counter, fires, first)
+        steps, finished = run_some(prep, counter, fires, steps_before + first, steps_before)
         if not finished:  # a long run: only now are the code generators worth importing
             from . import pyengine
             from .blocks import Untranslatable

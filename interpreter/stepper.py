@@ -6,7 +6,7 @@ fires tuples under the host's control: each step is the engine's step exactly (t
 ``PC == k`` fires, its message matches ME k, the atomic runs and moves the counter), so stepping a
 program to its END gives the outputs, counts and modeled time of :func:`~.loader.execute`. The REPL
 uses it for ``:step``, ``:break``, ``:continue`` and ``:run`` (:mod:`.debugger`); it knows nothing
-of the REPL. A run from the start with no breakpoint goes as ``inca run`` goes (``--engine auto``).
+of the REPL. A run on to END with no breakpoint goes as ``inca run`` goes (``--engine auto``).
 """
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ class Stepper:
         """
         if self.finished:
             return "end"
-        if limit is None and not breaks and self.steps == 0:
+        if limit is None and not breaks:
             return self._through()
         prep, tuples = self.prep, self.tp.tuples
         fetch, bits, apply, k_at, fires = prep.fetch, prep.bits, prep.apply, prep.k_at, self.fires
@@ -118,15 +118,15 @@ class Stepper:
             self.wall_s += time.perf_counter() - start
 
     def _through(self) -> str:
-        """From the start to END with nothing to stop at: as ``inca run`` runs it
-        (:func:`.selection.run`: a long run goes on in a translating engine), not one tuple at a
-        time. The same outputs, counts and faults; the step limit's message is the same too, as
-        no step has been taken before."""
+        """On to END with nothing to stop at: as ``inca run`` runs (:func:`.selection.run`: a long
+        run goes on in a translating engine), not one tuple at a time; the same outputs, counts,
+        faults and step limit."""
         from . import selection
 
         start = time.perf_counter()
         try:
-            self.through = selection.run(self.nic, self.counter, self.done, self.max_steps)
+            self.through = selection.run(self.nic, self.counter, self.done, self.max_steps,
+                                         steps_before=self.steps, entry=1)
         finally:
             self.finished = True
             self.wall_s += time.perf_counter() - start
@@ -140,9 +140,13 @@ class Stepper:
 
     def execution(self) -> Execution:
         """Fire counts per tuple so far, in the engine's form."""
-        if self.through is not None:
-            return self.through
-        return Execution(fires_by_tuple(self.fires, self.prep.k_at), self.steps, self.wall_s)
+        mine = fires_by_tuple(self.fires, self.prep.k_at)
+        if self.through is None:
+            return Execution(mine, self.steps, self.wall_s)
+        rest = self.through.fires
+        n = max(len(mine), len(rest))
+        fires = [a + b for a, b in zip(mine + [0] * (n - len(mine)), rest + [0] * (n - len(rest)))]
+        return Execution(fires, self.steps, self.wall_s, self.through.engine)
 
     def result(self) -> RunResult:
         """Outputs and statistics so far, derived exactly as :func:`~.loader.execute` does."""

@@ -444,24 +444,45 @@ def test_stepper_faults_like_the_engine(text, steps, chunk):
     assert isinstance(got.value, StepLimit) == (steps == 9)
 
 
-def test_a_run_through_goes_on_in_a_translating_engine():
-    """``:run`` with no breakpoint runs as ``inca run`` does: a loaded program of 17 million
-    tuples took 7 s one tuple at a time, and now takes 0.1 s. After a step it goes on one tuple
-    at a time (so that a step limit counts every step the same way)."""
+@pytest.mark.parametrize("first", (0, 1, 2, 7, 100, 4321, 20000))
+def test_a_run_through_goes_on_in_a_translating_engine(first):
+    """``:run`` and ``:continue`` with no breakpoint run as ``inca run`` does: a loaded program of
+    17 million tuples took 7 s one tuple at a time, and now takes 0.1 s. From wherever the
+    program was paused (``:step`` first), with the same result."""
     tp = load_tuples(str(ROOT / "examples/asm/matrix-multiplication.incaa"), Options({"R": 32, "C": 32}))
     prof = load_profile("scratchpad")
     inputs = gather_inputs({b.name: b for b in tp.buffers}, [], 7)
     r = execute(tp, prof, inputs)
-    through = Stepper(tp, prof, inputs)
-    assert through.advance(None) == "end" and through.execution().engine != "reference"
-    stepped = Stepper(tp, prof, inputs)
-    stepped.advance(1)
-    assert stepped.advance(None) == "end" and stepped.execution().engine == "reference"
-    for st in (through, stepped):
-        got = st.result()
-        assert (got.outputs, got.instructions, got.by_class, got.time_ns) == (
-            r.outputs, r.instructions, r.by_class, r.time_ns)
-        assert st.steps == r.instructions and st.done.value == 1
+    st = Stepper(tp, prof, inputs)
+    if first:
+        assert st.advance(first) == "step"
+    assert st.advance(None) == "end" and "python" in st.execution().engine
+    got = st.result()
+    assert (got.outputs, got.instructions, got.by_class, got.messages, got.memory_accesses,
+            got.time_ns) == (r.outputs, r.instructions, r.by_class, r.messages,
+                             r.memory_accesses, r.time_ns)
+    assert st.steps == r.instructions and st.done.value == 1
+
+
+@pytest.mark.parametrize("first", (1, 3, 1000, 5000))
+def test_a_step_limit_after_steps_is_the_engines(first):
+    """The steps taken one at a time count against the limit: the stop, its message and its tuple
+    are the engine's own."""
+    tp = load_tuples(str(ROOT / "examples/asm/matrix-multiplication.incaa"), Options({"R": 32, "C": 32}))
+    prof = load_profile("scratchpad")
+    inputs = gather_inputs({b.name: b for b in tp.buffers}, [], 7)
+    with pytest.raises(StepLimit) as want:
+        execute(tp, prof, inputs, max_steps=200_000)
+    st = Stepper(tp, prof, inputs, max_steps=200_000)
+    st.advance(first)
+    with pytest.raises(StepLimit) as got:
+        st.advance(None)
+    assert (got.value.message, got.value.k) == (want.value.message, want.value.k)
+    one_by_one = Stepper(tp, prof, inputs, max_steps=200_000)  # (what the REPL reads back)
+    with pytest.raises(StepLimit):
+        one_by_one.advance(10**9)
+    for b in tp.buffers:
+        assert st.nic.read(b.name) == one_by_one.nic.read(b.name), b.name
 
 
 def test_breaks_stop_where_execution_enters_a_line():
