@@ -11,19 +11,22 @@ import importlib
 import os
 import sys
 from functools import partial
+from unittest import mock
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from engine_fuzz import outcome, programs
+from engine_fuzz import PROFILE, _bits, outcome, programs
 from inca.compiler.assembler import assemble_text
 from inca.compiler.printer import print_program
 from inca.interpreter import engine, selection
 from inca.interpreter.inputs import gather_inputs
+from inca.interpreter.engine import RuntimeFault
 from inca.interpreter.loader import execute
 from inca.interpreter.profiles import load_profile
+from inca.interpreter.stepper import Stepper
 from inca.lang.tuples import encode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,3 +124,28 @@ def test_the_budget_counts_loading_the_python_engine_until_it_is_loaded(monkeypa
     loaded = selection.budget(10)
     monkeypatch.delitem(sys.modules, "inca.interpreter.pygen")
     assert selection.budget(10) - loaded == selection.PY_LOAD_STEPS
+
+
+@settings(max_examples=max(1, EXAMPLES // 2), deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs(), st.integers(0, 40), st.integers(0, 60), st.sampled_from((None, 0, 5)))
+def test_a_run_the_stepper_began_goes_on_as_the_reference_would(case, stepped, first, second):
+    """The REPL's ``:step N`` then ``:continue``: the stepper fires the first tuples, auto the
+    rest (its handovers ``first`` and ``second`` steps later), the steps before counting
+    against the limit."""
+    tp, inputs, budget = case
+    note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}\n{stepped=} {first=} {second=}")
+    want = outcome(tp, inputs, budget, engine.run)
+    st_ = Stepper(tp, PROFILE, {k: list(v) for k, v in inputs.items()}, budget)
+    with mock.patch.object(selection, "budget", lambda size: first), \
+            mock.patch.object(selection, "llvm_budget", lambda size: second):
+        try:
+            if stepped:
+                st_.advance(stepped)
+            st_.advance(None)
+            ex = st_.execution()
+            how: tuple = ("ok", tuple(ex.fires), ex.steps)
+        except RuntimeFault as f:
+            how = (type(f).__name__, f.message, f.k, f.kind)
+    storage = {n: [_bits(v) for v in b.data] for n, b in st_.nic.buffers.items()}
+    assert (how, st_.counter.value, st_.done.value, storage) == want
