@@ -210,6 +210,21 @@ def test_blocks_are_not_made_where_the_loop_variable_is_read_after():
         check(programs, {"n": [n], "b": [b], "s": [0], "X": list(range(48))}, (n, b))
 
 
+@pytest.mark.parametrize("loop, why", (
+    ("for i in m .. n - 1", "it starts at m: only loops from a number >= 0 are"),
+    ("for i in -2 .. n - 1", "it starts at -2: only loops from a number >= 0 are"),
+    ("for i in 1 .. n", "up to n from 1, counting its trips costs three instructions"),
+    ("c = 0\nfor i in 1 .. n - 1", "i is read after it, and its last value would cost two"),
+))
+def test_a_loop_from_another_start_left_as_written_says_why(loop, why):
+    text = STENCIL.replace("for i in 1 .. n - 1", loop).replace("input n", "input m: i64\ninput n")
+    if loop.startswith("c = 0"):
+        text = text.replace("output Y", "output c: i64\noutput Y") + "c = i\n"
+    said = remarks(text)
+    assert f"remark (missed): [stripmine] loop over i not strip-mined: {why}" in said, said
+    assert "[vectorise] loop over i not vectorised" not in said  # (explained already)
+
+
 @pytest.mark.parametrize("lo, n, m", (("1", -2**63 + 1, 0), ("m", 10, -2**63), ("2", -2**63 + 2, 0),
                                       ("m", 2**63 - 1, -2), ("3", 2**63 - 1, 0)))
 def test_a_trip_count_next_to_the_ends_of_i64_is_exact(lo, n, m):

@@ -74,6 +74,7 @@ from .estimate import LOOP_NS, cost
 from .ir import I64_MIN, Kernel, affine, assigned_before_read, const_int, free_reads, is_plain, \
     map_loops, names_read, names_read_in, names_written, size, substitute, uses_outside_index
 from .remarks import Remarks
+from .show import expr
 
 W = 16
 
@@ -106,9 +107,7 @@ def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str, int])
             or i in names_written(body) or (names_read(s.hi) | names_read(s.lo)) & names_written(body) \
             or uses_outside_index(body, i):
         return None
-    if lo != 0 and (lo is None or lo < 0 or isinstance(s.hi, (Name, Num, Index)) or free.get(i)
-                    or k.visible(i)):
-        return None  # (see the module's docstring)
+    why = None if lo == 0 else _not_from(s, lo, k, free)
 
     def num(v: int):
         return Num(v, False, loc)
@@ -121,9 +120,13 @@ def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str, int])
     c, j = Name(made[0], loc), Name(made[1], loc)
     chunk = For(j.id, num(0), num(W), substitute(body_v, v, Binary("+", Binary("*", num(W), c, loc),
                                                                      j, loc)), loc)
-    if not _pays(k, chunk, body_v, fast):
+    pays = _pays(k, chunk, body_v, fast)
+    if why is not None or not pays:
         for name in made:
             del k.syms[name]
+        if why is not None and pays:  # (said only where chunks would pay)
+            remarks.missed(loc, f"loop over {i} not strip-mined: {why}")
+            remarks.explained(i, loc)
         return None
     # h: the trip count (hi itself from 0, unless hi is computed)
     if lo == 0:
@@ -153,6 +156,22 @@ def _mine(s: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str, int])
         remarks.call(v, i)
         remarks.explained(v, loc)
     return Versions(i, pre, h, count, (chunks, rest, *done), scalar, skipped, loc)
+
+
+def _not_from(s: For, lo: int | None, k: Kernel, free: dict[str, int]) -> str | None:
+    """Why a loop from lo != 0 is not strip-mined (see the module's docstring), or None."""
+    i = s.var
+    if lo is None or lo < 0:
+        return (f"it starts at {expr(s.lo)}: only loops from a number >= 0 are, whose trip count "
+                f"cannot overflow an i64")
+    if isinstance(s.hi, (Name, Num, Index)):
+        return (f"up to {expr(s.hi)} from {lo}, counting its trips costs three instructions, more "
+                f"than a run of one iteration saves (from 0, or up to a bound computed at each "
+                f"test, they cost nothing more)")
+    if free.get(i) or k.visible(i):
+        return (f"{i} is read after it, and its last value would cost two instructions more than "
+                f"a run of one iteration saves")
+    return None
 
 
 @frozen
