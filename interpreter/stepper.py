@@ -47,7 +47,7 @@ class Stepper:
         self.steps = 0
         self.wall_s = 0.0
         self.finished = False
-        self.through: Execution | None = None  # a run from start to end on auto's engines
+        self.through: Execution | None = None  # the rest of the run, on auto's engines
         self._where = [None] * self.prep.size
         for pc, k in enumerate(self.prep.k_at):
             loc = tp.tuples[k - 1].loc if k is not None else None

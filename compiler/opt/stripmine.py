@@ -172,7 +172,7 @@ def _not_from(s: For, lo: int | None, k: Kernel, free: dict[str, int],
     if free.get(i) or k.visible(i):
         return (f"{i} is read after it, and its last value would cost two instructions more than "
                 f"a run of one iteration saves")
-    if start is not None and affine(s.lo, k.syms) in ((0, {start: 1}), (1, {start: 1})):
+    if start is not None:  # (its form checked by _falling)
         return None
     if lo is None or lo < 0:
         return (f"it starts at {expr(s.lo)}: only loops from a number >= 0 are, whose trip count "
@@ -318,10 +318,9 @@ def _falling(outer: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str
     169). Where o starts elsewhere (that test is three instructions, not one BLEZ) or hi is
     computed (``n - 2``: evaluated for the test too), runs of one or two rows were measured
     slower than -O0, so those nests stay as written."""
-    o, lo = outer.var, const_int(outer.lo)
-    body = outer.body
+    o, body = outer.var, outer.body
     at = [n for n, x in enumerate(body) if isinstance(x, For)]
-    if lo != 0 or free.get(o) or k.visible(o) or len(at) != 1:
+    if const_int(outer.lo) != 0 or free.get(o) or k.visible(o) or len(at) != 1:
         return None
     p = at[0]
     inner = body[p]
@@ -334,7 +333,7 @@ def _falling(outer: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str
             or not is_plain(around) or size(around) > NEST_SIZE:
         return None
     hi, loc = const_int(outer.hi), inner.loc
-    if hi is not None and hi <= lo:
+    if hi is not None and hi <= 0:
         return None
     trial = remarks.trial()
     versions = _mine(inner, k, trial, fast, free, start=o)
@@ -358,7 +357,7 @@ def _falling(outer: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str
     long_rows = (Assign(split, first if inner.hi == outer.hi else Call("min", (first, outer.hi), loc),
                         loc),
                  rows(outer.lo, split, vector), rows(split, outer.hi, (inner,)))
-    out: tuple = (If(Compare("<", num(lo + c + W - 1), inner.hi, loc), long_rows, (outer,), loc),)
+    out: tuple = (If(Compare("<", num(c + W - 1), inner.hi, loc), long_rows, (outer,), loc),)
     if hi is None:
         out = (If(Compare("<", outer.lo, outer.hi, outer.loc), out, (), outer.loc),)
     remarks.done(loc, f"the loop over {o} split where the loop over {remarks.say(versions.var)} "

@@ -110,12 +110,12 @@ def _bounded(source: Program, optimised: Program, fast: bool, timeout_s: float, 
     per = max(2, int(MAX_CASES ** (1 / len(scalars)) + 1e-9))
     values = tuple(sorted(SMALL_VALUES[:per]))
     cases = list(itertools.product(values, repeat=len(scalars)))[:MAX_CASES]
-    for case in cases:
+    for done, case in enumerate(cases):
         fixed = dict(zip(scalars, case))
         at = ", ".join(f"{k} = {v}" for k, v in fixed.items())
         if time.perf_counter() - start >= timeout_s:
             return Verdict("unknown", f"no answer within {timeout_s:g} s (at {at}, after "
-                           f"{cases.index(case)} of {len(cases)} combinations of small values of "
+                           f"{done} of {len(cases)} combinations of small values of "
                            f"{', '.join(scalars)} verified)", time.perf_counter() - start)
         verdict = _verify_level(source, optimised, fast, timeout_s, budget, start, fixed)
         if verdict.status == "counterexample":
