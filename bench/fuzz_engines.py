@@ -5,6 +5,8 @@
     python bench/fuzz_engines.py --programs 50000 --seed 7
     python bench/fuzz_engines.py --engine llvm     # the llvm engine instead of the python one
     python bench/fuzz_engines.py --engine auto     # auto, handed over at random steps
+    python bench/fuzz_engines.py --engine llvm-loaded   # llvm, each program run again from its
+                                                        # machine code on disk (elfload)
 
 Each random tuple program runs on the reference and on the chosen engine from the same inputs
 and step budget; how the run ended (fire counts and steps, or the fault's message, tuple and
@@ -13,7 +15,9 @@ run every program itself (a program whose machine code would call an unresolved 
 or that it would leave to another engine, is a mismatch), and moves to its second tier (full
 -O2) after a random number of steps (0-300). ``auto`` hands each run over from the
 reference to the python engine and on to the llvm engine after random numbers of steps (0-300
-each). The default test suite runs 300
+each). ``llvm-loaded`` runs each program on the llvm engine twice, compiled and then loaded from
+the object cache (its second run must equal the reference too). The campaign keeps the llvm
+engine's objects in a temporary folder, never in the user's cache. The default test suite runs 300
 programs of the same generator on the python engine and 60 on llvm (``tests/test_engines.py``). Prints the programs run, how their
 runs ended and the mismatches (with the first one shrunk by hypothesis and printed as INCA-A);
 exits 1 on a mismatch.
@@ -22,7 +26,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -34,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from engine_fuzz import outcome, programs  # noqa: E402
 from inca.compiler.printer import print_program  # noqa: E402
-from inca.interpreter import engine, llvmengine, pyengine, selection  # noqa: E402
+from inca.interpreter import engine, llvmengine, objcache, pyengine, selection  # noqa: E402
 from inca.interpreter.blocks import Untranslatable  # noqa: E402
 
 
@@ -52,12 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", type=int, default=10_000, help="random programs (default 10000)")
     ap.add_argument("--seed", type=int, default=int(time.time()), help="hypothesis seed (default: the time)")
-    ap.add_argument("--engine", choices=("python", "llvm", "auto"), default="python",
+    ap.add_argument("--engine", choices=("python", "llvm", "auto", "llvm-loaded"), default="python",
                     help="the engine checked against the reference (default python)")
     args = ap.parse_args(argv)
     runs = {"python": lambda first, second: pyengine.run,
             "llvm": lambda first, second: functools.partial(_llvm_tiered, first),
-            "auto": lambda first, second: functools.partial(selection.run, first=first, second=second)}
+            "auto": lambda first, second: functools.partial(selection.run, first=first, second=second),
+            "llvm-loaded": lambda first, second: functools.partial(_llvm_tiered, first)}
     ends: Counter = Counter()
     mismatches = 0
 
@@ -73,6 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         want = outcome(tp, inputs, budget, engine.run)
         try:
             got = outcome(tp, inputs, budget, runs[args.engine](first, second))
+            if args.engine == "llvm-loaded" and got == want:
+                llvmengine._cache.clear()
+                hits = objcache.stats["hits"]
+                got = outcome(tp, inputs, budget, runs[args.engine](first, second))
+                if objcache.stats["hits"] == hits:
+                    got = ("not loaded from the object cache",)
         except (llvmengine.UnresolvedSymbol, Untranslatable) as e:
             got = (f"not run: {e}",)
         how = want[0]
@@ -83,10 +96,12 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     failure = None
-    try:
-        check()
-    except AssertionError as e:
-        failure = e
+    with tempfile.TemporaryDirectory(prefix="incac-fuzz-objects-") as objects:
+        os.environ[objcache.VARIABLE] = objects
+        try:
+            check()
+        except AssertionError as e:
+            failure = e
     wall = time.perf_counter() - start
     total = sum(ends.values())
     print(f"seed {args.seed}: {total:,} programs run on the reference and {args.engine} in {wall:.0f} s, "

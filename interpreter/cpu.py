@@ -123,7 +123,7 @@ def measure(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None,
     for level in LEVELS:
         engine, address = llvmengine.compile_ir(ir, level)
         kernel = llvmengine.kernel_function(address, len(arrays))
-        repeat = _HARNESS(engine.get_function_address("repeat"))
+        repeat = _HARNESS(engine.address("repeat"))
         for a, p in zip(arrays, pristine):
             a[:] = p
         if kernel(counts, ctypes.byref(where), 0, cfg.entry, *work) != END:

@@ -16,7 +16,9 @@ and LLVM's -O2 code generation, without the rest of the pass pipeline (matrix mu
 :data:`TIER_STEPS` steps, at full -O2, going on from the next loop header with the same buffers
 and counters (the two functions are compiled from one IR, so they compute the same).
 
-Compiled functions are cached per process by their IR and optimisation level. Every symbol the
+Compiled functions are cached per process by their IR and optimisation level, and on disk
+(:mod:`.objcache`): a later process loads the machine code (:mod:`.elfload`) without importing
+llvmlite, and runs at once the second tier's code when an earlier run compiled it. Every symbol the
 machine code needs must resolve in this process: LLVM may lower 128-bit division into a call to
 a libgcc helper (``__divti3``) that the JIT leaves at address 0, so the object code's undefined
 symbols are checked before the function is ever called (:class:`UnresolvedSymbol`).
@@ -25,12 +27,13 @@ from __future__ import annotations
 
 import ctypes
 import re
-import struct
 import time
 from array import array
 from collections import OrderedDict
 
 from .blocks import Untranslatable, analyse, block_fires
+from . import objcache
+from .elfload import Unloadable, undefined_symbols
 from .engine import Execution, LLVMUnavailable, arm, finish, off_end, prepare, run_fast
 from .engine import run as run_reference
 from .llvmgen import translate
@@ -85,35 +88,51 @@ def _target_machine(level: int):
         cpu=cpu, features=features, opt=level, codemodel="jitdefault")
 
 
-def undefined_symbols(obj: bytes) -> list[str]:
-    """The undefined symbols of a 64-bit little-endian ELF object (what the JIT must resolve)."""
-    if obj[:6] != b"\x7fELF\x02\x01":
-        return []
-    shoff, = struct.unpack_from("<Q", obj, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
-    names = []
-    for sh in sections:
-        if sh[1] != 2:  # SHT_SYMTAB
-            continue
-        strtab = sections[sh[6]][4]
-        for k in range(sh[5] // 24):
-            st_name, _, _, shndx, _, _ = struct.unpack_from("<IBBHQQ", obj, sh[4] + 24 * k)
-            if shndx == 0 and st_name:
-                end = obj.index(b"\0", strtab + st_name)
-                names.append(obj[strtab + st_name:end].decode())
-    return names
+class Jitted:
+    """Code compiled in this process: its execution engine, kept alive with it."""
+
+    def __init__(self, ee):
+        self.ee = ee
+
+    def address(self, name: str) -> int:
+        return self.ee.get_function_address(name)
 
 
 def compile_ir(ir: str, level: int = OPT_LEVEL, name: str = "kernel", full: bool = True):
-    """The address of function ``name`` of ``ir`` compiled at LLVM -O``level`` (cached), and its
-    execution engine (keep it alive while the function may run). ``full=False``: the first tier,
-    SROA alone (the scalars out of memory into registers) instead of the -O``level`` pipeline,
-    then code generation at -O``level``."""
+    """The code of ``ir`` compiled at LLVM -O``level`` (kept alive while it may run: its
+    ``address(name)`` gives any function of it) and the address of function ``name``.
+    ``full=False``: the first tier, SROA alone (the scalars out of memory into registers)
+    instead of the -O``level`` pipeline, then code generation at -O``level``.
+
+    Cached in this process, and on disk (:mod:`.objcache`): a function compiled by an earlier
+    process is loaded without llvmlite."""
     key = (ir, level, full)
     if key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
+    code = objcache.lookup(ir, level, full)
+    try:
+        entry = (code, code.address(name)) if code is not None else None
+    except Unloadable:
+        entry = None
+    if entry is None:
+        code, obj = _compile(ir, level, full)
+        entry = (code, code.address(name))
+        if obj is not None:
+            objcache.store(ir, level, full, obj, name)
+    _cache[key] = entry
+    if len(_cache) > _CACHE_SIZE:
+        _cache.popitem(last=False)
+    return entry
+
+
+def compiled(ir: str, level: int, full: bool) -> bool:
+    """Whether this function is compiled already, in this process or on disk."""
+    return (ir, level, full) in _cache or objcache.has(ir, level, full)
+
+
+def _compile(ir: str, level: int, full: bool) -> tuple[Jitted, bytes | None]:
+    """Compile with LLVM; the object code too, when MCJIT made one object."""
     llvm = binding()
     tm = _target_machine(level)
     mod = llvm.parse_assembly(ir)
@@ -141,11 +160,7 @@ def compile_ir(ir: str, level: int = OPT_LEVEL, name: str = "kernel", full: bool
     if missing:
         raise UnresolvedSymbol(f"the compiled code calls {', '.join(sorted(set(missing)))}, "
                                f"which this process does not provide")
-    entry = (ee, ee.get_function_address(name))
-    _cache[key] = entry
-    if len(_cache) > _CACHE_SIZE:
-        _cache.popitem(last=False)
-    return entry
+    return Jitted(ee), objects[0] if len(objects) == 1 else None
 
 
 def kernel_function(address: int, storages: int):
@@ -196,7 +211,8 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     ``steps_before`` and ``planned`` as :func:`.pyengine.run` takes them: another engine fired the
     run's first steps, and the counter is on a header of the blocks found from the run's start."""
     start = time.perf_counter()
-    binding()
+    if not objcache.enabled():  # (with it, llvmlite is loaded only when a function is compiled)
+        binding()
     try:
         armed, cfg = (arm(nic, counter), None) if planned is None else planned
         cfg = analyse(armed, counter.value) if cfg is None else cfg
@@ -209,6 +225,8 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
             raise
         return run_reference(nic, counter, done, max_steps, steps_before=steps_before)
     chosen, full = first_tier(tr.ir, level)
+    if not full and compiled(tr.ir, chosen, True):  # the second tier costs nothing now: no first
+        full = True
     try:
         ee, address = compile_ir(tr.ir, chosen, full=full)
     except UnresolvedSymbol:

@@ -351,6 +351,7 @@ def _check_x(x: str | None, study) -> str:
 
 def cmd_report(args) -> int:
     """``inca report``."""
+    from . import objcache
     from .cache import Cache, default_dir
     from .study import compute, report_key, rows as study_rows
 
@@ -379,8 +380,10 @@ def cmd_report(args) -> int:
     stored = cache.read("report", key) if key is not None else None
     text = stored.get("text") if stored is not None else None
     if not isinstance(text, str):
-        cells = compute(study, cache, lambda n: worker_count(args.jobs, n), args.scheduler,
-                        progress=sys.stderr.isatty() and not args.quiet)
+        objects = "off" if args.no_cache else (str(Path(args.cache) / "objects") if args.cache else None)
+        with objcache.setting(objects):  # the llvm engine's machine code goes with the cells
+            cells = compute(study, cache, lambda n: worker_count(args.jobs, n), args.scheduler,
+                            progress=sys.stderr.isatty() and not args.quiet)
         with collector_paused():  # tens of thousands of rows, no cycles: nothing for it to find
             rows = study_rows(study, cells, paper)
             text = FORMATS[args.format](rows)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from inca.interpreter import cli, cpu, llvmengine
+from inca.interpreter import cli, cpu, llvmengine, objcache
 from inca.interpreter.loader import execute
 from inca.interpreter.profiles import load_profile
 from inca.lang.diagnostics import EXIT_USAGE
@@ -73,6 +73,7 @@ def test_code_calling_a_symbol_the_process_lacks_is_refused():
 
 def test_without_llvmlite_the_llvm_engine_fails_with_one_line(monkeypatch):
     monkeypatch.setattr(llvmengine, "_llvm", {})
+    monkeypatch.setattr(objcache, "host", lambda: None)  # what it finds without llvmlite
     monkeypatch.setitem(sys.modules, "llvmlite", None)  # what a failed import leaves
     monkeypatch.setitem(sys.modules, "llvmlite.binding", None)
     out, err = io.StringIO(), io.StringIO()
@@ -108,7 +109,7 @@ def test_the_cpu_timing_loop_resets_the_buffers_and_calls_the_kernel_once_a_pass
                     f"  store i64 %w{j}, ptr %m{j}\n" for j in (0, 1))
           + "  ret i32 0\n}\n" + cpu.harness(2))
     engine, _ = llvmengine.compile_ir(ir, level)
-    repeat = cpu._HARNESS(engine.get_function_address("repeat"))
+    repeat = cpu._HARNESS(engine.address("repeat"))
     for call, after in ((True, [11, 17]), (False, [10, 10])):
         work, pristine = [array("q", [10]), array("q", [10])], [array("q", [10]), array("q", [10])]
         table = ctypes.c_int64 * 2

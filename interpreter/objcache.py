@@ -1,0 +1,178 @@
+"""The llvm engine's machine code on disk: a program run again in a new process is loaded by
+:mod:`.elfload` without importing llvmlite or compiling anything (about 45 ms of an ``inca run``
+of matrix multiplication; docs/engines.md, "The object cache").
+
+One file per compiled function, ``<key>.o`` in the folder ``$INCA_OBJECT_CACHE``, else ``objects``
+in the cache folder (``$XDG_CACHE_HOME/incac``, else ``~/.cache/incac``; ``inca report --cache DIR``
+uses ``DIR/objects``, and child processes inherit it through the variable): a header line with the format, the
+key and the SHA-256 of the object code, then the object code LLVM produced. The key hashes the
+LLVM IR, the optimisation level and tier, this machine's CPU (its identity and feature flags as
+Linux reports them: a cache folder shared by machines of another CPU never hands them code they
+cannot run) and the installed LLVM (the llvmlite library's size and time stamp). A file whose
+header does not match, or whose code does not hash to it, is ignored; files are replaced
+atomically. The cache is a memo, not a security boundary: anyone who can write the folder can
+run code as its user.
+
+Only x86-64 Linux, where the loader works; elsewhere, or with ``INCA_OBJECT_CACHE=off`` in the
+environment (``inca report --no-cache`` sets it for its own run), every run compiles.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+from functools import lru_cache
+from importlib.util import find_spec
+
+from . import elfload
+
+FORMAT = "incac-object/1"
+#: What the lookups of this process found, for tests: hits, misses, stores.
+stats = {"hits": 0, "misses": 0, "stores": 0}
+#: The environment variable that moves the cache (a folder) or turns it off ("off").
+VARIABLE = "INCA_OBJECT_CACHE"
+_OFF = ("off", "0", "no", "false")
+
+
+@contextmanager
+def setting(value: str | None):
+    """``INCA_OBJECT_CACHE`` set to ``value`` (a folder, or "off") inside the block, for this
+    process and the workers it starts; None leaves it as it is."""
+    if value is None:
+        yield
+        return
+    was = os.environ.get(VARIABLE)
+    os.environ[VARIABLE] = value
+    try:
+        yield
+    finally:
+        if was is None:
+            del os.environ[VARIABLE]
+        else:
+            os.environ[VARIABLE] = was
+
+
+def folder() -> str:
+    """Where objects are kept: ``$INCA_OBJECT_CACHE``, else ``objects`` in the cache folder."""
+    chosen = os.environ.get(VARIABLE)
+    if chosen:
+        return chosen
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "incac", "objects")
+
+
+def enabled() -> bool:
+    """Whether lookups and stores happen (the platform, llvmlite, the environment)."""
+    if os.environ.get(VARIABLE, "").lower() in _OFF:
+        return False
+    return host() is not None
+
+
+@lru_cache(maxsize=1)
+def host() -> str | None:
+    """This machine's CPU and installed LLVM as text for the key; None where the cache is not
+    used (not x86-64 Linux, no llvmlite, no CPU description)."""
+    if sys.platform != "linux" or os.uname().machine != "x86_64":
+        return None
+    spec = find_spec("llvmlite")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    library = None
+    for location in spec.submodule_search_locations:
+        binding = os.path.join(location, "binding")
+        try:
+            names = sorted(n for n in os.listdir(binding) if n.startswith("libllvmlite"))
+        except OSError:
+            continue
+        if names:
+            st = os.stat(os.path.join(binding, names[0]))
+            library = f"{names[0]} {st.st_size} {st.st_mtime_ns}"
+            break
+    cpu = _cpu()
+    if library is None or cpu is None:
+        return None
+    return f"{cpu}\n{library}"
+
+
+def _cpu() -> str | None:
+    """The first processor's identity and flags from /proc/cpuinfo (not its clock, which varies)."""
+    wanted = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags")
+    fields = []
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if not line.strip():
+                    break
+                name, _, value = line.partition(":")
+                if name.strip() in wanted:
+                    fields.append(f"{name.strip()}={value.strip()}")
+    except OSError:
+        return None
+    return "\n".join(fields) if any(f.startswith("flags=") for f in fields) else None
+
+
+def key(ir: str, level: int, full: bool) -> str:
+    h = hashlib.sha256(f"{FORMAT}\n{host()}\n{level} {int(full)}\n".encode())
+    h.update(ir.encode())
+    return h.hexdigest()
+
+
+def _path(k: str) -> str:
+    return os.path.join(folder(), f"{k}.o")
+
+
+def has(ir: str, level: int, full: bool) -> bool:
+    """Whether an entry is there (not read or checked: :func:`lookup` does that)."""
+    return enabled() and os.path.exists(_path(key(ir, level, full)))
+
+
+def lookup(ir: str, level: int, full: bool) -> elfload.Image | None:
+    """The stored code of this function, loaded; None when there is none or it cannot be used."""
+    if not enabled():
+        return None
+    k = key(ir, level, full)
+    try:
+        with open(_path(k), "rb") as f:
+            data = f.read()
+    except OSError:
+        stats["misses"] += 1
+        return None
+    head, _, obj = data.partition(b"\n")
+    if head != f"{FORMAT} {k} {hashlib.sha256(obj).hexdigest()}".encode():
+        stats["misses"] += 1
+        return None
+    try:
+        image = elfload.load(obj)
+    except elfload.Unloadable:
+        stats["misses"] += 1
+        return None
+    stats["hits"] += 1
+    return image
+
+
+def store(ir: str, level: int, full: bool, obj: bytes, name: str) -> None:
+    """Keep the object code of a function just compiled, if the loader can place it and it
+    defines ``name`` (a cache that cannot be written only means compiling again)."""
+    if not enabled():
+        return
+    try:
+        elfload.load(obj).address(name)
+    except elfload.Unloadable:
+        return
+    k = key(ir, level, full)
+    where = folder()
+    try:
+        os.makedirs(where, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=where)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(f"{FORMAT} {k} {hashlib.sha256(obj).hexdigest()}\n".encode() + obj)
+            os.replace(tmp, _path(k))
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        return
+    stats["stores"] += 1
