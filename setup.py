@@ -49,8 +49,8 @@ setup(
     },
     entry_points={
         "console_scripts": [
-            "incac = inca.compiler.driver:main",
-            "inca = inca.interpreter.cli:main",
+            "incac = inca.compiler.driver:program",
+            "inca = inca.interpreter.cli:program",
         ]
     },
 )

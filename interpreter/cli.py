@@ -255,5 +255,13 @@ def cmd_run(args) -> int:
     return EXIT_OK
 
 
+def program() -> int:
+    """The ``inca`` program (its console script): :func:`main` on the command line, and a
+    quick exit (:func:`~inca.lang.gcpause.exiting`)."""
+    from ..lang.gcpause import exiting
+
+    return exiting(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(program())

@@ -69,3 +69,15 @@ def collector_paused() -> _Pause:
     cycle left is collected at its next run.
     """
     return _PAUSE
+
+
+def exiting(code: int) -> int:
+    """``code``, after handing every object of the process to the collector's permanent generation
+    (``gc.freeze``), for a command-line tool about to exit. At exit Python tears the modules down
+    and runs its collector over every object left, which found no garbage to speak of and took a
+    tenth of a short ``inca run`` (8 of 86 ms); frozen objects are not scanned. Exit handlers, the
+    flushing of streams and the freeing of every object not in a cycle happen as before; only
+    the last search for cycles is skipped. Never for a caller that goes on (a test calling
+    ``main``), whose later garbage would then never be collected."""
+    gc.freeze()
+    return code

@@ -266,3 +266,19 @@ def test_incac_counts_errors(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count(": error: ") == 2 and err.endswith("2 errors generated.\n")
     assert not (tmp_path / "bad.tuples.json").exists()
+
+
+@pytest.mark.parametrize("module", [cli, driver], ids=["inca", "incac"])
+def test_the_programs_return_mains_code_and_freeze_the_collector_only_then(module, monkeypatch):
+    frozen = []
+    monkeypatch.setattr("gc.freeze", lambda: frozen.append(True))
+    path = str(ROOT / "examples" / "asm" / "dot-product.incaa")
+    assert module.main([path, "-o", "-"] if module is driver else ["run", path, "--seed", "1"]) == 0
+    assert frozen == []  # a caller of main goes on with its collector as it was
+    monkeypatch.setattr(module, "main", lambda argv=None: 3)
+    assert module.program() == 3 and frozen == [True]
+
+
+def test_the_console_scripts_are_the_programs():
+    setup = (ROOT / "setup.py").read_text(encoding="utf-8")
+    assert '"incac = inca.compiler.driver:program"' in setup and '"inca = inca.interpreter.cli:program"' in setup
