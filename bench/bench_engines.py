@@ -22,7 +22,10 @@ The llvm engine's time is split likewise (translation into IR, LLVM optimisation
 generation with the function cache empty, the compiled function's run on its own), and its rate
 *excluding compilation* is the executed tuples over that run. ``--end-to-end`` also times
 ``inca run --engine E`` as a new process (so with the interpreter's start, compilation, install
-and printing), the reference once and the others ``--runs`` times, and prints the ratios.
+and printing), the reference once and the others ``--runs`` times, and prints the ratios. The
+llvm engine is timed twice: *cold*, each run with an empty object cache (so it compiles), and
+*warm*, its program's machine code in the cache from one run before (a later run of the same
+program, as in a sweep of link speeds from a shell loop: docs/engines.md, "The object cache").
 
 ``--sweep`` times issue 13's sweep past the paper's sizes, ``inca report --kernels
 matrix-multiplication --payloads 8192,32768,131072 --profiles
@@ -41,11 +44,12 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import fields
 
 from inca.compiler.frontend import Options, load_tuples
-from inca.interpreter import engine, llvmengine
+from inca.interpreter import engine, llvmengine, objcache
 from inca.interpreter.blocks import analyse
 from inca.interpreter.inputs import gather_inputs
 from inca.interpreter.loader import ENGINES, RunResult, execute, install
@@ -81,12 +85,12 @@ def phases(tp, profile, inputs) -> tuple[float, float, float]:
     return t1 - t0, t2 - t1, time.perf_counter() - t2
 
 
-def llvm_phases(tp, profile, inputs, max_steps: int, full: bool | None = None
+def llvm_phases(tp, profile, inputs, max_steps: int, full: bool | None = None, objects: str = "off"
                 ) -> tuple[float, float, float, str]:
-    """Seconds the llvm engine spends translating into IR, compiling (cache emptied first) and
-    running the compiled function once from the start, and how it compiled: as the engine's first
-    tier does (``full`` None), or at its level with the whole pass pipeline (True) or as the first
-    tier (False)."""
+    """Seconds the llvm engine spends translating into IR, compiling (the process's cache emptied
+    first; ``objects``: the object cache's folder, "off" for none) and running the compiled
+    function once from the start, and how it compiled: as the engine's first tier does (``full``
+    None), or at its level with the whole pass pipeline (True) or as the first tier (False)."""
     nic = NIC(profile)
     pc, _ = install(tp, nic, inputs)
     nic.ct_set(pc, 1)
@@ -98,7 +102,10 @@ def llvm_phases(tp, profile, inputs, max_steps: int, full: bool | None = None
     llvmengine._cache.clear()
     level, first = llvmengine.first_tier(tr.ir)
     full = first if full is None else full
-    keep, address = llvmengine.compile_ir(tr.ir, level, full=full)
+    with objcache.setting(objects):
+        hits = objcache.stats["hits"]
+        keep, address = llvmengine.compile_ir(tr.ir, level, full=full)
+        loaded = objcache.stats["hits"] > hits
     t2 = time.perf_counter()
     arrays = llvmengine.pack(nic, tr.storage)
     kernel = llvmengine.kernel_function(address, len(arrays))
@@ -108,17 +115,35 @@ def llvm_phases(tp, profile, inputs, max_steps: int, full: bool | None = None
     t3 = time.perf_counter()
     kernel(counts, ctypes.byref(where), max_steps, cfg.entry, *pointers)
     how = f"LLVM -O{level}" + ("" if full else " code generation after SROA alone")
-    return t1 - t0, t2 - t1, time.perf_counter() - t3, how
+    return t1 - t0, t2 - t1, time.perf_counter() - t3, how + (", loaded from the object cache" if loaded else "")
 
 
-def end_to_end(args, name: str) -> float:
-    """Seconds of ``inca run --engine name`` as a new process."""
+def end_to_end(args, name: str, objects: str = "off") -> float:
+    """Seconds of ``inca run --engine name`` as a new process, with the llvm engine's object
+    cache in the folder ``objects`` ("off": none)."""
     cmd = [sys.executable, "-m", "inca.interpreter.cli", "run", args.kernel, "--payload",
            str(args.payload), f"-O{args.opt}", "--profile", args.profile, "--seed", "1",
            "--max-steps", str(args.max_steps), "--engine", name]
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True, env=ENV)
+    subprocess.run(cmd, check=True, capture_output=True, env={**ENV, "INCA_OBJECT_CACHE": objects})
     return time.perf_counter() - t0
+
+
+def end_to_end_walls(args, name: str) -> dict[str, list[float]]:
+    """The walls of ``inca run --engine name``: the reference once; another engine ``--runs``
+    times cold (an empty object cache each time) and, for llvm, as many times warm."""
+    if name == "reference":
+        return {"": [end_to_end(args, name)]}
+    walls: dict[str, list[float]] = {"cold": [], "warm": []} if name == "llvm" else {"": []}
+    with tempfile.TemporaryDirectory() as warm:
+        if name == "llvm":
+            end_to_end(args, name, warm)  # stores the program's machine code
+        for _ in range(args.runs):
+            with tempfile.TemporaryDirectory() as cold:
+                walls["cold" if name == "llvm" else ""].append(end_to_end(args, name, cold))
+            if name == "llvm":
+                walls["warm"].append(end_to_end(args, name, warm))
+    return walls
 
 
 def sweep(engine: str) -> tuple[float, list[list[str]]]:
@@ -210,19 +235,25 @@ def main(argv: list[str] | None = None) -> int:
                   f"{comp * 1e3:.1f} ms, run {run * 1e3:.2f} ms (best run of 3)")
             print(f"llvm run          {rate / 1e6:,.0f} M tuples/s excluding compilation: "
                   f"{rate / LLVM_TARGET:.2f}x of {LLVM_TARGET / 1e6:,.0f} M tuples/s")
+        with tempfile.TemporaryDirectory() as objects:  # the first tier's code, stored then loaded
+            llvm_phases(tp, profile, inputs, args.max_steps, None, objects)
+            _, load, _, how = min(llvm_phases(tp, profile, inputs, args.max_steps, None, objects)
+                                  for _ in range(3))
+            print(f"llvm engine       {how.split(', ')[-1]}: {load * 1e3:.2f} ms (best of 3)")
     for name in names[1:]:
         print(f"ratio             {name} / {names[0]} = {best[name] / best[names[0]]:.2f}x (best rates)")
     if args.end_to_end:
-        walls_e2e = {n: [end_to_end(args, n) for _ in range(1 if n == "reference" else args.runs)]
-                     for n in names}
+        walls_e2e = {n: end_to_end_walls(args, n) for n in names}
         for n in names:
-            print(f"inca run          --engine {n}: best {min(walls_e2e[n]):.3f} s "
-                  f"over {len(walls_e2e[n])} run(s) as a new process")
+            for how, walls in walls_e2e[n].items():
+                print(f"inca run          --engine {n}{' ' + how if how else ''}: best {min(walls):.3f} s, "
+                      f"median {statistics.median(walls):.3f} s over {len(walls)} run(s) as a new process")
         if "reference" in names:
+            reference = min(walls_e2e["reference"][""])
             for n in names:
-                if n != "reference":
-                    ratio = min(walls_e2e["reference"]) / min(walls_e2e[n])
-                    print(f"end to end        {n} {ratio:.1f}x faster than the reference"
+                for how, walls in walls_e2e[n].items() if n != "reference" else ():
+                    print(f"end to end        {n}{' ' + how if how else ''} {reference / min(walls):.1f}x "
+                          "faster than the reference (best runs)"
                           + (f" (target {END_TO_END_TARGET}x)" if n == "llvm" else ""))
     return 0 if same else 1
 

@@ -56,7 +56,8 @@ TIER_STEPS = 300_000_000
 _CACHE_SIZE = 64
 _llvm: dict[str, object] = {}  # the binding module and a target machine per level, once loaded
 _cache: OrderedDict[tuple[str, int, bool], tuple[object, object]] = OrderedDict()
-_WIDE_DIVISION = re.compile(r"\b[su](?:div|rem) <?(?:\d+ x )?i(?:12[89]|1[3-9]\d|[2-9]\d\d|\d{4,})\b")
+# (a pattern, compiled when first searched: a run loaded from the object cache never searches)
+_WIDE_DIVISION = r"\b[su](?:div|rem) <?(?:\d+ x )?i(?:12[89]|1[3-9]\d|[2-9]\d\d|\d{4,})\b"
 
 
 class UnresolvedSymbol(Exception):
@@ -149,7 +150,7 @@ def _compile(ir: str, level: int, full: bool) -> tuple[Jitted, bytes | None]:
             if not f.is_declaration:
                 fpm.run(f, pb)
     optimised = str(mod)
-    wide = _WIDE_DIVISION.search(optimised)
+    wide = re.search(_WIDE_DIVISION, optimised)
     if wide:  # lowered to a libgcc call whatever this process provides: refuse it outright
         raise UnresolvedSymbol(f"the optimised code has a wide division ({wide.group(0)})")
     objects: list[bytes] = []

@@ -2,15 +2,15 @@
 :mod:`.elfload` without importing llvmlite or compiling anything (about 45 ms of an ``inca run``
 of matrix multiplication; docs/engines.md, "The object cache").
 
-One file per compiled function, ``<key>.o`` in the folder ``$INCA_OBJECT_CACHE``, else ``objects``
-in the cache folder (``$XDG_CACHE_HOME/incac``, else ``~/.cache/incac``; ``inca report --cache DIR``
-uses ``DIR/objects``, and child processes inherit it through the variable): a header line with the format, the
-key and the SHA-256 of the object code, then the object code LLVM produced. The key hashes the
-LLVM IR, the optimisation level and tier, this machine's CPU (its identity and feature flags as
-Linux reports them: a cache folder shared by machines of another CPU never hands them code they
-cannot run) and the installed LLVM (the llvmlite library's size and time stamp). A file whose
-header does not match, or whose code does not hash to it, is ignored; files are replaced
-atomically. The cache is a memo, not a security boundary: anyone who can write the folder can
+One file per compiled function, ``<key>.o`` in the folder ``$INCA_OBJECT_CACHE``, else
+``objects`` in the cache folder (``$XDG_CACHE_HOME/incac``, else ``~/.cache/incac``; ``inca report
+--cache DIR`` uses ``DIR/objects``, and child processes inherit it through the variable): a header
+line with the format, the key and the BLAKE2b hash of the object code, then the object code LLVM
+produced. The key hashes the LLVM IR, the optimisation level and tier, this machine's CPU (its
+identity and feature flags as Linux reports them: a cache folder shared by machines of another CPU
+never hands them code they cannot run) and the installed LLVM (the llvmlite library's size and
+time stamp). A file whose header does not match, or whose code does not hash to it, is ignored;
+files are replaced atomically. The cache is a memo, not a security boundary: anyone who can write the folder can
 run code as its user.
 
 Only x86-64 Linux, where the loader works; elsewhere, or with ``INCA_OBJECT_CACHE=off`` in the
@@ -18,15 +18,18 @@ environment (``inca report --no-cache`` sets it for its own run), every run comp
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
-import tempfile
 from contextlib import contextmanager
 from functools import lru_cache
 from importlib.util import find_spec
 
 from . import elfload
+
+try:  # CPython's own BLAKE2 (hashlib would load OpenSSL first: 2 ms of every run that looks up)
+    from _blake2 import blake2b
+except ImportError:
+    from hashlib import blake2b
 
 FORMAT = "incac-object/1"
 #: What the lookups of this process found, for tests: hits, misses, stores.
@@ -114,9 +117,13 @@ def _cpu() -> str | None:
 
 
 def key(ir: str, level: int, full: bool) -> str:
-    h = hashlib.sha256(f"{FORMAT}\n{host()}\n{level} {int(full)}\n".encode())
+    h = blake2b(f"{FORMAT}\n{host()}\n{level} {int(full)}\n".encode(), digest_size=32)
     h.update(ir.encode())
     return h.hexdigest()
+
+
+def _check(obj: bytes) -> str:
+    return blake2b(obj, digest_size=32).hexdigest()
 
 
 def _path(k: str) -> str:
@@ -140,7 +147,7 @@ def lookup(ir: str, level: int, full: bool) -> elfload.Image | None:
         stats["misses"] += 1
         return None
     head, _, obj = data.partition(b"\n")
-    if head != f"{FORMAT} {k} {hashlib.sha256(obj).hexdigest()}".encode():
+    if head != f"{FORMAT} {k} {_check(obj)}".encode():
         stats["misses"] += 1
         return None
     try:
@@ -161,6 +168,8 @@ def store(ir: str, level: int, full: bool, obj: bytes, name: str) -> None:
         elfload.load(obj).address(name)
     except elfload.Unloadable:
         return
+    import tempfile
+
     k = key(ir, level, full)
     where = folder()
     try:
@@ -168,7 +177,7 @@ def store(ir: str, level: int, full: bool, obj: bytes, name: str) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=where)
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(f"{FORMAT} {k} {hashlib.sha256(obj).hexdigest()}\n".encode() + obj)
+                f.write(f"{FORMAT} {k} {_check(obj)}\n".encode() + obj)
             os.replace(tmp, _path(k))
         except BaseException:
             os.unlink(tmp)
