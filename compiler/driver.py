@@ -12,7 +12,7 @@ import sys
 from ..lang import __version__
 from ..lang.diagnostics import (EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Diagnostic,
                                 DiagnosticError)
-from .cmdline import parse_command_line
+from .cmdline import Formatter, parse_command_line
 
 EMITS = ("ast", "loopir", "loopir-opt", "asm", "tuples", "json")
 
@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(
         prog="incac", description="Compile INCA kernels (INCA-Q .incaq, INCA-A .incaa) to tuple programs.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG, formatter_class=Formatter)
     p.add_argument("file", nargs="?", help="source file (.incaq or .incaa) or tuple program (.json)")
     p.add_argument("-o", dest="output", metavar="OUT", help="output file; - for stdout "
                    "(default: <stem>.tuples.json for json, stdout for other stages)")

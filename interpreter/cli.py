@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from ..compiler.cmdline import parse_command_line
+from ..compiler.cmdline import Formatter, parse_command_line
 from ..compiler.frontend import add_compile_options, any_int, compile_options, positive_int
 from ..lang import __version__
 from ..lang.diagnostics import (EXIT_ERROR, EXIT_FAULT, EXIT_INTERNAL, EXIT_OK, EXIT_STEPS,
@@ -45,12 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``inca``."""
     parser = argparse.ArgumentParser(
         prog="inca", description="Run INCA kernels on the reference NIC model.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     parser.add_argument("--version", action="version", version=f"inca {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     run = sub.add_parser("run", help="run a program and report counts and modeled time",
                          description="Run a program (.incaq, .incaa or tuple .json) on the NIC model.",
-                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                         epilog=EPILOG, formatter_class=Formatter)
     run.add_argument("file", help="program file: .incaq, .incaa or .json")
     run.add_argument("--profile", default="scratchpad",
                      help="scratchpad (default), base, scratchpad-400g, scratchpad-1000g, or a .toml file")
@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  inca report --kernels matrix-multiplication --payloads 8192 --profiles scratchpad "
                "--grid link_gbps=102.4,400,1000\n"
                "  inca report --study examples/studies/link-and-access.toml --plot study.png --x link_gbps",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     rep.add_argument("--kernels", metavar="LIST",
                      help="comma-separated kernel names, or all (default)")
     rep.add_argument("--kernels-dir", metavar="DIR",
@@ -140,7 +140,7 @@ def add_repl_parser(sub) -> None:
                     "prompt (inca repl < session.txt).",
         epilog="examples:\n  inca repl\n  inca repl examples/kernels/dot-product.incaq --profile base\n"
                "  inca repl < session.txt\n\nhistory: $INCA_HISTORY (empty: none), else ~/.inca_history",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     repl.add_argument("file", nargs="?", help="a program to :load at the start")
     repl.add_argument("--profile", default="scratchpad",
                       help="scratchpad (default), base, scratchpad-400g, scratchpad-1000g, or a .toml file")

@@ -8,7 +8,9 @@ first line is ``; RUN: <command>``, where the command starts with ``incac`` or `
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
+import io
 import json
 import re
 import shlex
@@ -282,3 +284,29 @@ def test_the_programs_return_mains_code_and_freeze_the_collector_only_then(modul
 def test_the_console_scripts_are_the_programs():
     setup = (ROOT / "setup.py").read_text(encoding="utf-8")
     assert '"incac = inca.compiler.driver:program"' in setup and '"inca = inca.interpreter.cli:program"' in setup
+
+
+def _help(main, argv: list[str]) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        main(argv)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("columns", [None, "200", "40", "0", "-3", "wide"])
+def test_the_formatter_wraps_help_at_shutils_width_without_importing_shutil(columns, monkeypatch):
+    import argparse
+    import shutil
+
+    from inca.compiler import cmdline
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert cmdline.terminal_columns() == shutil.get_terminal_size().columns
+    cases = [(cli.main, [*command, "--help"]) for command in ([], ["run"], ["report"], ["repl"])]
+    cases.append((driver.main, ["--help"]))
+    ours = [_help(main, argv) for main, argv in cases]
+    monkeypatch.setattr(cmdline.Formatter, "__init__", argparse.RawDescriptionHelpFormatter.__init__)
+    assert ours == [_help(main, argv) for main, argv in cases]
