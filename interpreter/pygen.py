@@ -22,7 +22,7 @@ scalars from storage and stores them back before it returns ``(status, where, co
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..lang.frozen import frozen
 from ..lang.isa import OPCODES, ArithmeticFault, Update, to_i64, wrap64

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from .diagnostics import Diagnostic, Loc
 from .isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form

@@ -10,7 +10,7 @@ Every error a user can cause (a bad program, a bad tuple file, a runtime fault) 
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..stdlib import file_of
 from .frozen import frozen

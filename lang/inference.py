@@ -6,7 +6,7 @@ way, and the compiler uses it to leave out declarations the assembler would infe
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .isa import OPCODES
 from .program import Instr, Ref

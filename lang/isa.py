@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from enum import Enum
-from typing import Callable
 
 from .frozen import frozen
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import field, fields
-from typing import Union
 
 from .diagnostics import Loc
 from .frozen import frozen
@@ -115,7 +114,7 @@ class Slice:
         return text + (f":{self.step}" if self.step != 1 else "")
 
 
-Index = Union[Affine, Slice]
+Index = Affine | Slice
 
 
 @_nan_safe
@@ -158,7 +157,7 @@ class Ref:
         return self.name + "".join(f"[{i}]" for i in self.index)
 
 
-Operand = Union[Imm, Ref]
+Operand = Imm | Ref
 
 
 @_nan_safe

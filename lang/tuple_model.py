@@ -4,7 +4,7 @@ them, :mod:`.tuples_load` reads them back.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .diagnostics import Loc
 from .gcpause import collector_paused

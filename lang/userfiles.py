@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
-from typing import Iterable
 
 from .diagnostics import Diagnostic, DiagnosticError, Loc
 from .numbers import NumberError, parse_float, parse_int

@@ -17,9 +17,9 @@ What each node's ``loc`` spans:
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import field
-from typing import Iterator, Union
 
 from ...lang.diagnostics import Loc
 from ...lang.frozen import frozen
@@ -320,11 +320,11 @@ class Module:
     loc: Loc = _loc()
 
 
-Expr = Union[Num, Name, Index, Call, Unary, Binary, Compare, BoolOp, Not, IfExpr]
+Expr = Num | Name | Index | Call | Unary | Binary | Compare | BoolOp | Not | IfExpr
 # A `var` declaration may also appear inside a block (a local array or scalar).
-Stmt = Union[Assign, CallStmt, While, If, For, Return, VarDecl, DoWhile, Loop, Break, Continue]
-Item = Union[Use, Param, VarDecl, Func, Stmt]
-Node = Union[Module, Item, FuncParam, TypeRef, Expr]
+Stmt = Assign | CallStmt | While | If | For | Return | VarDecl | DoWhile | Loop | Break | Continue
+Item = Use | Param | VarDecl | Func | Stmt
+Node = Module | Item | FuncParam | TypeRef | Expr
 
 
 # ---- traversal ---------------------------------------------------------------------------------------
