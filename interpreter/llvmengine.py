@@ -25,7 +25,6 @@ symbols are checked before the function is ever called (:class:`UnresolvedSymbol
 """
 from __future__ import annotations
 
-import ctypes
 import re
 import time
 from array import array
@@ -33,7 +32,6 @@ from collections import OrderedDict
 
 from .blocks import Untranslatable, analyse, block_fires
 from . import objcache
-from .elfload import Unloadable, undefined_symbols
 from .engine import Execution, LLVMUnavailable, arm, finish, off_end, prepare, run_fast
 from .engine import run as run_reference
 from .llvmgen import translate
@@ -112,10 +110,14 @@ def compile_ir(ir: str, level: int = OPT_LEVEL, name: str = "kernel", full: bool
         _cache.move_to_end(key)
         return _cache[key]
     code = objcache.lookup(ir, level, full)
-    try:
-        entry = (code, code.address(name)) if code is not None else None
-    except Unloadable:
-        entry = None
+    entry = None
+    if code is not None:
+        from .elfload import Unloadable  # (imported already, to load the code)
+
+        try:
+            entry = (code, code.address(name))
+        except Unloadable:
+            pass
     if entry is None:
         code, obj = _compile(ir, level, full)
         entry = (code, code.address(name))
@@ -134,6 +136,8 @@ def compiled(ir: str, level: int, full: bool) -> bool:
 
 def _compile(ir: str, level: int, full: bool) -> tuple[Jitted, bytes | None]:
     """Compile with LLVM; the object code too, when MCJIT made one object."""
+    from .elfload import undefined_symbols
+
     llvm = binding()
     tm = _target_machine(level)
     mod = llvm.parse_assembly(ir)
@@ -166,6 +170,8 @@ def _compile(ir: str, level: int, full: bool) -> tuple[Jitted, bytes | None]:
 
 def kernel_function(address: int, storages: int):
     """A ctypes function for a kernel's address: (counts, where, fuel, block, *storages)."""
+    import ctypes
+
     proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
                              ctypes.c_int64, *[ctypes.c_void_p] * storages)
     return proto(address)
@@ -199,9 +205,23 @@ def first_tier(ir: str, level: int | None = None) -> tuple[int, bool]:
     return chosen, chosen != OPT_LEVEL
 
 
+def ready(nic: NIC, planned):
+    """The translation of a run's rest (``planned``: the armed program and its blocks, the counter
+    on a header) when its machine code is ready, compiled in this process or in the object cache,
+    so the engine would start at once, without llvmlite or a compilation; else None."""
+    if not (_cache or objcache.enabled()):
+        return None
+    try:
+        tr = translate(nic, *planned)
+    except Untranslatable:
+        return None
+    chosen, full = first_tier(tr.ir)
+    return tr if compiled(tr.ir, chosen, full) or compiled(tr.ir, chosen, True) else None
+
+
 def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,
         steps_before: int = 0, planned=None, *, level: int | None = None,
-        strict: bool = False) -> Execution:
+        strict: bool = False, translation=None) -> Execution:
     """Run from the counter's current value until END, as :func:`.engine.run` (untraced) does.
 
     A program the translation leaves alone runs on the reference, one whose code would call an
@@ -210,7 +230,8 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     tiers when that is -O2). Raises LLVMUnavailable when llvmlite cannot be loaded.
 
     ``steps_before`` and ``planned`` as :func:`.pyengine.run` takes them: another engine fired the
-    run's first steps, and the counter is on a header of the blocks found from the run's start."""
+    run's first steps, and the counter is on a header of the blocks found from the run's start;
+    ``translation``: what :func:`ready` made of them."""
     start = time.perf_counter()
     if not objcache.enabled():  # (with it, llvmlite is loaded only when a function is compiled)
         binding()
@@ -219,7 +240,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
         cfg = analyse(armed, counter.value) if cfg is None else cfg
         if counter.value != cfg.entry and counter.value not in cfg.headers:  # where it can resume
             raise Untranslatable(f"the run goes on at PC {counter.value}, not a block header")
-        tr = translate(nic, armed, cfg)
+        tr = translate(nic, armed, cfg) if translation is None else translation
         arrays = pack(nic, tr.storage)
     except Untranslatable:
         if strict:
@@ -236,6 +257,8 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
         from . import pyengine
 
         return pyengine.run(nic, counter, done, max_steps, steps_before, planned)
+    import ctypes
+
     engines = [ee]  # each kept alive while its code may run
     kernel = kernel_function(address, len(arrays))
     pointers = [a.buffer_info()[0] for a in arrays]

@@ -24,7 +24,9 @@ from contextlib import contextmanager
 from functools import lru_cache
 from importlib.util import find_spec
 
-from . import elfload
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from .elfload import Image
 
 try:  # CPython's own BLAKE2 (hashlib would load OpenSSL first: 2 ms of every run that looks up)
     from _blake2 import blake2b
@@ -135,7 +137,7 @@ def has(ir: str, level: int, full: bool) -> bool:
     return enabled() and os.path.exists(_path(key(ir, level, full)))
 
 
-def lookup(ir: str, level: int, full: bool) -> elfload.Image | None:
+def lookup(ir: str, level: int, full: bool) -> Image | None:
     """The stored code of this function, loaded; None when there is none or it cannot be used."""
     if not enabled():
         return None
@@ -146,6 +148,8 @@ def lookup(ir: str, level: int, full: bool) -> elfload.Image | None:
     except OSError:
         stats["misses"] += 1
         return None
+    from . import elfload  # (with ctypes: only when there is something to load)
+
     head, _, obj = data.partition(b"\n")
     if head != f"{FORMAT} {k} {_check(obj)}".encode():
         stats["misses"] += 1
@@ -164,6 +168,8 @@ def store(ir: str, level: int, full: bool, obj: bytes, name: str) -> None:
     defines ``name`` (a cache that cannot be written only means compiling again)."""
     if not enabled():
         return
+    from . import elfload
+
     try:
         elfload.load(obj).address(name)
     except elfload.Unloadable:

@@ -96,10 +96,12 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
             raise off_end(prep, counter.value)
     if finished:
         return finish(done, prep.k_at, fires, steps, start)
-    second = llvm_budget(prep.size) if second == -1 else second
-    rest = pyengine.run(nic, counter, done, max_steps, steps, planned,
-                        None if second is None else steps + second)
     names = ["reference"]
+    rest = _ready_llvm(nic, counter, done, max_steps, steps, planned) if second == -1 else None
+    if rest is None:
+        second = llvm_budget(prep.size) if second == -1 else second
+        rest = pyengine.run(nic, counter, done, max_steps, steps, planned,
+                            None if second is None else steps + second)
     if isinstance(rest, pyengine.Paused):
         fires = [a + b for a, b in zip(fires, rest.fires)]
         names.append("python")
@@ -109,6 +111,26 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     if rest.engine not in names:
         names.append(rest.engine)
     return Execution(total, rest.steps, time.perf_counter() - start, "+".join(names))
+
+
+def _ready_llvm(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int, steps: int,
+                planned) -> Execution | None:
+    """The rest of a run on the llvm engine when its machine code is ready (compiled earlier in
+    this process, or by an earlier one into the object cache): it then starts at once, sooner
+    than the python engine could translate the program. None when it is not, or will not load."""
+    from . import objcache
+
+    if "inca.interpreter.llvmengine" not in sys.modules and not objcache.enabled():
+        return None  # nothing compiled in this process, and no cache to look in
+    from . import llvmengine
+
+    translation = llvmengine.ready(nic, planned)
+    if translation is None:
+        return None
+    try:
+        return llvmengine.run(nic, counter, done, max_steps, steps, planned, translation=translation)
+    except LLVMUnavailable:  # the entry went before it was loaded, and llvmlite will not load
+        return None
 
 
 def _llvm(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int, steps: int,

@@ -74,7 +74,19 @@ def test_every_handover_point_of_a_kernel_and_every_step_budget():
                     assert outcome(tp, inputs, budget, run) == outcome(tp, inputs, budget, engine.run)
 
 
-def test_a_short_run_stays_on_the_reference_and_a_long_one_is_handed_over():
+@pytest.fixture
+def nothing_compiled(tmp_path, monkeypatch):
+    """No machine code compiled yet: an empty object cache, and none in this process."""
+    from collections import OrderedDict
+
+    from inca.interpreter import llvmengine, objcache
+
+    monkeypatch.setenv(objcache.VARIABLE, str(tmp_path / "objects"))
+    monkeypatch.setattr(llvmengine, "_cache", OrderedDict())
+    return llvmengine
+
+
+def test_a_short_run_stays_on_the_reference_and_a_long_one_is_handed_over(nothing_compiled):
     prof = load_profile("scratchpad")
     small, small_inputs = _matmul(2, 3)
     r = execute(small, prof, small_inputs)  # auto is the default
@@ -86,7 +98,7 @@ def test_a_short_run_stays_on_the_reference_and_a_long_one_is_handed_over():
     assert (r.outputs, r.by_class, r.time_ns) == (want.outputs, want.by_class, want.time_ns)
 
 
-def test_a_run_longer_than_llvm_s_cost_goes_on_in_the_llvm_engine(monkeypatch):
+def test_a_run_longer_than_llvm_s_cost_goes_on_in_the_llvm_engine(monkeypatch, nothing_compiled):
     pytest.importorskip("llvmlite")
     monkeypatch.setattr(selection, "LLVM_LOAD_STEPS", 0)
     monkeypatch.setattr(selection, "LLVM_MIN_STEPS", 20_000)
@@ -98,6 +110,31 @@ def test_a_run_longer_than_llvm_s_cost_goes_on_in_the_llvm_engine(monkeypatch):
     want = execute(tp, prof, inputs, engine="reference")
     assert (r.outputs, r.by_class, r.time_ns, r.instructions) == (want.outputs, want.by_class,
                                                                    want.time_ns, want.instructions)
+
+
+def test_a_run_whose_machine_code_is_ready_goes_on_in_the_llvm_engine_at_once(nothing_compiled):
+    """Compiled earlier in this process, or by an earlier process into the object cache: the
+    llvm engine then starts without a compilation, sooner than the python engine would."""
+    pytest.importorskip("llvmlite")
+    from inca.interpreter import objcache
+
+    llvmengine = nothing_compiled
+    tp, inputs = _matmul(24, 24)
+    prof = load_profile("scratchpad")
+    want = execute(tp, prof, inputs, engine="reference")
+    assert execute(tp, prof, inputs).engine == "reference+python"  # nothing compiled yet
+    execute(tp, prof, inputs, engine="llvm")  # compiles (and stores) its code
+    for where in ("this process", "the object cache"):
+        if where == "the object cache":
+            llvmengine._cache.clear()
+        hits = objcache.stats["hits"]
+        r = execute(tp, prof, inputs)
+        assert r.engine == "reference+llvm", where
+        assert objcache.stats["hits"] == hits + (where == "the object cache")
+        assert (r.outputs, r.by_class, r.time_ns, r.instructions) == (
+            want.outputs, want.by_class, want.time_ns, want.instructions)
+    small, small_inputs = _matmul(2, 3)
+    assert execute(small, prof, small_inputs).engine == "reference"  # a short run stays there
 
 
 def test_without_llvmlite_a_long_run_stays_on_the_python_engine(monkeypatch):

@@ -75,7 +75,8 @@ def test_a_run_through_goes_on_in_a_translating_engine(first):
     st = Stepper(tp, prof, inputs)
     if first:
         assert st.advance(first) == "step"
-    assert st.advance(None) == "end" and "python" in st.execution().engine
+    # (python, or llvm at once when this program's code is compiled already)
+    assert st.advance(None) == "end" and st.execution().engine.split("+")[-1] in ("python", "llvm")
     got = st.result()
     assert (got.outputs, got.instructions, got.by_class, got.messages, got.memory_accesses,
             got.time_ns) == (r.outputs, r.instructions, r.by_class, r.messages,
