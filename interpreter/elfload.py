@@ -21,7 +21,7 @@ import struct
 
 EM_X86_64 = 62
 ET_REL = 1
-SHT_SYMTAB, SHT_RELA, SHT_NOBITS = 2, 4, 8
+SHT_SYMTAB, SHT_RELA, SHT_NOBITS, SHT_REL = 2, 4, 8, 9
 SHF_WRITE, SHF_ALLOC = 0x1, 0x2
 SHN_UNDEF, SHN_LORESERVE, SHN_ABS = 0, 0xFF00, 0xFFF1
 SHT_X86_64_UNWIND = 0x70000001
@@ -133,6 +133,13 @@ def _libc():
 
 def load(obj: bytes) -> Image:
     """Place the object's allocated sections in new executable memory and relocate them."""
+    try:
+        return _load(obj)
+    except (struct.error, IndexError, KeyError, ValueError) as e:  # a table pointing outside
+        raise Unloadable(f"a malformed object ({type(e).__name__})") from None
+
+
+def _load(obj: bytes) -> Image:
     sections = _sections(obj)
     syms, table = _symbols(obj, sections)
     placed: dict[int, int] = {}  # section index -> offset in the image
@@ -142,9 +149,15 @@ def load(obj: bytes) -> Image:
             continue
         if s.flags & SHF_WRITE:
             raise Unloadable("a writable section")
+        if s.type == SHT_NOBITS:  # (zeroed data, all of it writable in what LLVM makes)
+            raise Unloadable("an uninitialised section")
+        if s.align > _PAGE:
+            raise Unloadable(f"a section aligned to {s.align} bytes")
         end = -(-end // s.align) * s.align
         placed[i] = end
         end += s.size
+    if any(s.type == SHT_REL and s.info in placed for s in sections):
+        raise Unloadable("relocations without addends (x86-64 objects have them)")
     relocations = [s for s in sections if s.type == SHT_RELA and s.info in placed]
     if any(r.link != sections.index(table) for r in relocations):
         raise Unloadable("relocations against another symbol table")
@@ -160,8 +173,7 @@ def load(obj: bytes) -> Image:
     base = ctypes.addressof(ctypes.c_char.from_buffer(memory))
     for i, at in placed.items():
         s = sections[i]
-        if s.type != SHT_NOBITS:
-            memory[at:at + s.size] = obj[s.offset:s.offset + s.size]
+        memory[at:at + s.size] = obj[s.offset:s.offset + s.size]
     for k, (name, address) in enumerate(sorted(externals.items())):
         at = slots_at + _SLOT * k
         slots[name] = base + at

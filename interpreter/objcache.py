@@ -156,7 +156,7 @@ def lookup(ir: str, level: int, full: bool) -> Image | None:
         return None
     try:
         image = elfload.load(obj)
-    except elfload.Unloadable:
+    except (elfload.Unloadable, OSError):  # (OSError: no memory could be mapped)
         stats["misses"] += 1
         return None
     stats["hits"] += 1
@@ -172,7 +172,7 @@ def store(ir: str, level: int, full: bool, obj: bytes, name: str) -> None:
 
     try:
         elfload.load(obj).address(name)
-    except elfload.Unloadable:
+    except (elfload.Unloadable, OSError):
         return
     import tempfile
 

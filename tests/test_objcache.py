@@ -7,7 +7,9 @@ without LLVM (interpreter/elfload.py; docs/engines.md, "The object cache").
 * the loader's relocations: code of every code model LLVM makes for x86-64 (large, small, PIC),
   with constants, jump tables and calls into libm, computes what Python does;
 * what is refused (not loaded, compiled instead): another machine, writable data, a relocation
-  type the loader does not know, a symbol this process lacks; a corrupt entry is compiled again;
+  type the loader does not know, a symbol this process lacks; an object with random bytes
+  changed or cut short loads or is refused, never raises anything else
+  (``INCA_ELF_FUZZ_EXAMPLES=N``, default 300); a corrupt entry is compiled again;
 * the key follows the CPU; ``INCA_OBJECT_CACHE=off`` stores nothing; a run from the cache imports
   no llvmlite; ``inca report --no-cache`` and ``--cache DIR`` reach the engine.
 """
@@ -27,6 +29,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
 
 from engine_fuzz import outcome, programs
 from inca.compiler.frontend import Options, load_tuples
@@ -203,6 +206,22 @@ def test_the_loader_refuses_what_it_does_not_place():
     struct.pack_into("<Q", patched, rela.offset + 8, (info & ~0xFFFFFFFF) | 99)
     with pytest.raises(elfload.Unloadable, match="type 99"):
         elfload.load(bytes(patched))
+
+
+@settings(max_examples=int(os.environ.get("INCA_ELF_FUZZ_EXAMPLES", "300")), deadline=None,
+          database=None)
+@given(st.data())
+def test_a_damaged_object_loads_or_is_refused_never_anything_else(data):
+    obj = bytearray(_object("large", "static"))
+    for _ in range(data.draw(st.integers(1, 8))):
+        at = data.draw(st.integers(0, len(obj) - 1))
+        obj[at] = data.draw(st.integers(0, 255))
+    if data.draw(st.booleans()):
+        del obj[data.draw(st.integers(0, len(obj))):]
+    try:
+        elfload.load(bytes(obj))  # (placed and relocated, never called)
+    except elfload.Unloadable:
+        pass
 
 
 # ---- the entries --------------------------------------------------------------------------------
