@@ -125,18 +125,19 @@ class Assembler:
 
     def parse_lines(self) -> list[_Line]:
         """Parse every non-blank line; syntax errors are recorded and the line skipped."""
-        from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
-
         out = []
         well_formed: set[str] = set()
         for n, text in enumerate(self.src.lines, 1):
-            fast = asm_fast.scan(text, well_formed)
+            stripped = text.lstrip(" \t")
+            fast = (asm_fast.scan_directive(text) if stripped[:1] == "."
+                    else asm_fast.scan(text, well_formed))
             if fast is not None:
                 out.append(_Line(n, fast[0], fast[1], fast[2], fast[3]))
                 continue
-            stripped = text.lstrip(" \t")
             if not stripped or stripped[0] in ";#":
                 continue
+            from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
+
             try:
                 tree = _parser().parse(text)
             except UnexpectedCharacters as e:
@@ -275,6 +276,36 @@ class Assembler:
         self.decls[name] = Decl(name, kw, dtype, tuple(shape), value, alias=alias,
                                 loc=self.src.loc(line.n, name_tok.column, name_tok.end_column),
                                 default=default)
+
+    def fast_directive(self, d: asm_fast.FastDirective, n: int) -> bool:
+        """Record a declaration the scanner read as :meth:`directive` would; False, recording
+        nothing, for any declaration that method would refuse or that needs its parser."""
+        kw, name = d.kind.lower(), d.name
+        if kw not in DIRECTIVES or name in RESERVED or name in self.decls or name in self.params:
+            return False
+        if kw == "param":
+            given = None if d.value is None else asm_fast.number(d.value)
+            if d.dtype is not None or type(given) is not int:
+                return False
+            self.params[name] = self.defines.get(name, given)
+            return True
+        if d.dtype not in DTYPES:
+            return False
+        shape = tuple(asm_fast.dimension(dim, self.params) for dim in d.dims)
+        if None in shape:
+            return False
+        value: int | float = 0 if d.dtype == "i64" else 0.0
+        default = None
+        if d.value is not None:
+            given = asm_fast.number(d.value)
+            if given is None or kw == "output" or (type(given) is float and d.dtype == "i64"):
+                return False
+            given = given if d.dtype == "i64" else float(given)
+            value, default = (given, None) if kw == "var" else (value, given)
+        self.decls[name] = Decl(name, kw, d.dtype, shape, value,
+                                loc=self.src.loc(n, d.name_col, d.name_col + len(name)),
+                                default=default)
+        return True
 
     def alias_of(self, at, kw: str, dtype: str, shape: tuple[int, ...]) -> str:
         """``@ X``: this location is a view of X's storage, in a shape of its own with as many
@@ -428,7 +459,12 @@ class Assembler:
                     if name in labels or any(p[0] == name for p in pending):
                         raise Bad(f"label '{name}' is defined twice", col, col + len(name))
                     pending.append((name, col, ln.n))
-                if getattr(ln.body, "data", None) == "directive":
+                if type(ln.body) is asm_fast.FastDirective:
+                    if not self.fast_directive(ln.body, ln.n):  # the parser path words the problem
+                        ln = _Line(ln.n, ln.lineno, ln.lineno_col, ln.label,
+                                   _parts(_parser().parse(ln.body.text))[3])
+                        self.directive(ln)
+                elif getattr(ln.body, "data", None) == "directive":
                     self.directive(ln)
                 elif is_instr:
                     instr_lines.append(ln)

@@ -2,10 +2,13 @@
 anywhere in INCA-A are diagnostics (timings are bench/bench_scale.py's business, not a test's)."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inca.compiler import asm_fast
 from inca.compiler.assembler import assemble_text
@@ -32,6 +35,7 @@ def _locs(prog) -> list:
 
 def _parser_path_only(monkeypatch) -> None:
     monkeypatch.setattr(asm_fast, "scan", lambda text, well_formed: None)
+    monkeypatch.setattr(asm_fast, "scan_directive", lambda text: None)
 
 
 def _outcome(text: str):
@@ -81,6 +85,52 @@ def test_fast_path_diagnostics_are_the_parser_paths(body, monkeypatch):
     fast = _outcome(text)
     _parser_path_only(monkeypatch)
     assert _outcome(text) == fast
+
+
+_KINDS = st.sampled_from(["input", "output", "inout", "var", "param", "INPUT", "Var", "in", "const"])
+_NAMES = st.sampled_from(["A", "B", "N", "M", "x", "inf", "i64", "_t1"])
+_TYPES = st.sampled_from([None, "f64", "i64", "f32", "N"])
+_DIMS = st.lists(st.sampled_from(["1", "4", "0", "N", "M", "P", "007", "0x10", "-2", "N+1", "x"]),
+                 max_size=3)
+_VALUES = st.sampled_from([None, "1", "-5", "0", "2.5", "-0.0", "1e400", "inf", "N", "", "1, 2",
+                           "99999999999999999999", "2*N", ")(", "1 2"])
+_SPACES = st.sampled_from([" ", "  ", "\t", " \t "])
+
+
+@st.composite
+def _directive(draw) -> str:
+    sp, indent = draw(_SPACES), draw(st.sampled_from(["", " ", "\t"]))
+    line = f"{indent}.{draw(_KINDS)}{sp}{draw(_NAMES)}"
+    dtype = draw(_TYPES)
+    if dtype is not None:
+        line += f"{sp}{dtype}" + "".join(draw(st.sampled_from(["[{}]", " [ {} ]"])).format(d)
+                                         for d in draw(_DIMS))
+    value = draw(_VALUES)
+    if value is not None:
+        line += f"{draw(st.sampled_from(['=', ' = ']))}{value}"
+    return line + draw(st.sampled_from(["", " ; note", "# note"]))
+
+
+@settings(max_examples=int(os.environ.get("INCA_ASM_FUZZ_EXAMPLES", "300")), deadline=None,
+          database=None)
+@given(st.lists(_directive(), min_size=1, max_size=6), st.booleans())
+def test_fast_declarations_are_the_parser_paths(lines, defined):
+    """Declarations the scanner reads build the declarations, locations and diagnostics the
+    parser path does, whatever the mix of valid and invalid lines around them."""
+    text = ".param P = 3\n" + "\n".join(lines) + "\nPUTL x, 1\nEND\n"
+    defines = {"N": 16} if defined and any(".param" in ln and " N" in ln for ln in lines) else None
+
+    def outcome():
+        try:
+            prog = assemble_text(text, "t.incaa", defines)
+        except DiagnosticError as e:
+            return "error", [str(d) for d in e.diagnostics]
+        return prog, _locs(prog)
+
+    fast = outcome()
+    with pytest.MonkeyPatch.context() as mp:
+        _parser_path_only(mp)
+        assert outcome() == fast
 
 
 def _error(text: str) -> str:
