@@ -10,8 +10,8 @@ produced. The key hashes the LLVM IR, the optimisation level and tier, this mach
 identity and feature flags as Linux reports them: a cache folder shared by machines of another CPU
 never hands them code they cannot run) and the installed LLVM (the llvmlite library's size and
 time stamp). A file whose header does not match, or whose code does not hash to it, is ignored;
-files are replaced atomically. The cache is a memo, not a security boundary: anyone who can write the folder can
-run code as its user.
+files are replaced atomically; past :data:`MAX_ENTRIES`, the least recently used go. The cache is
+a memo, not a security boundary: anyone who can write the folder can run code as its user.
 
 Only x86-64 Linux, where the loader works; elsewhere, or with ``INCA_OBJECT_CACHE=off`` in the
 environment (``inca report --no-cache`` sets it for its own run), every run compiles.
@@ -34,6 +34,9 @@ except ImportError:
     from hashlib import blake2b
 
 FORMAT = "incac-object/1"
+#: Entries kept at most (an entry is one function's code: 1.6 KB for matrix multiplication, tens
+#: of KB for long straight-line kernels), the least recently used removed first.
+MAX_ENTRIES = 2000
 #: What the lookups of this process found, for tests: hits, misses, stores.
 stats = {"hits": 0, "misses": 0, "stores": 0}
 #: The environment variable that moves the cache (a folder) or turns it off ("off").
@@ -160,6 +163,10 @@ def lookup(ir: str, level: int, full: bool) -> Image | None:
         stats["misses"] += 1
         return None
     stats["hits"] += 1
+    try:  # used now: the last to go when the folder is trimmed
+        os.utime(_path(k))
+    except OSError:
+        pass
     return image
 
 
@@ -191,3 +198,20 @@ def store(ir: str, level: int, full: bool, obj: bytes, name: str) -> None:
     except OSError:
         return
     stats["stores"] += 1
+    trim(where)
+
+
+def trim(where: str, limit: int | None = None) -> None:
+    """Past ``limit`` entries (default :data:`MAX_ENTRIES`), remove the least recently used
+    (stored or loaded) down to nine tenths of it, so the folder never grows without bound."""
+    limit = MAX_ENTRIES if limit is None else limit
+    try:
+        with os.scandir(where) as it:
+            entries = [e for e in it if e.name.endswith(".o") and not e.name.startswith(".")]
+        if len(entries) <= limit:
+            return
+        entries.sort(key=lambda e: e.stat().st_mtime_ns)
+        for e in entries[:len(entries) - limit * 9 // 10]:
+            os.unlink(e.path)
+    except OSError:  # another process trimming too, or a folder gone: nothing to do
+        pass

@@ -262,6 +262,32 @@ def test_the_key_follows_the_cpu_and_the_llvm_installed(folder, monkeypatch):
     assert not objcache.has(ir, level, full)
 
 
+def test_the_folder_keeps_the_most_recently_used_entries(tmp_path):
+    names = [f"{i:064x}.o" for i in range(12)]
+    for i, name in enumerate(names):
+        (tmp_path / name).write_bytes(b"x")
+        os.utime(tmp_path / name, ns=(i * 10**9, i * 10**9))
+    os.utime(tmp_path / names[0], ns=(99 * 10**9, 99 * 10**9))  # loaded last
+    (tmp_path / ".tmp-writing").write_bytes(b"")  # another process's store, under way
+    objcache.trim(str(tmp_path), limit=12)
+    assert len(list(tmp_path.glob("*.o"))) == 12  # at the limit: nothing goes
+    (tmp_path / f"{99:064x}.o").write_bytes(b"x")
+    objcache.trim(str(tmp_path), limit=12)
+    kept = sorted(p.name for p in tmp_path.glob("*.o"))
+    assert len(kept) == 10 and names[0] in kept and names[1] not in kept and names[3] not in kept
+    assert (tmp_path / ".tmp-writing").exists()
+
+
+def test_a_hit_marks_its_entry_used(folder):
+    tp, inputs = _dot_product()
+    outcome(tp, inputs, 100_000, llvm_run)
+    entry, = folder.glob("*.o")
+    os.utime(entry, ns=(0, 0))
+    llvmengine._cache.clear()
+    outcome(tp, inputs, 100_000, llvm_run)
+    assert entry.stat().st_mtime_ns > 0
+
+
 def test_off_stores_nothing(folder, monkeypatch):
     monkeypatch.setenv(objcache.VARIABLE, "off")
     tp, inputs = _dot_product()
