@@ -304,6 +304,8 @@ def test_a_triangular_nest_is_split_where_its_rows_reach_a_chunk(bound, split):
     text = TRIANGLE.replace("BOUND", bound)
     said = "the loop over i split where the loop over j reaches 16 iterations"
     assert (said in remarks(text)) == split
+    # the split said what became of the loop over i: vectorise does not add why not its copies
+    assert ("loop over i not vectorised" in remarks(text)) != split
     programs = compiled(text)
     grid = [k / 16 for k in range(64 * 64)]
     for n in (0, 1, 2, 12, 14, 15, 16, 17, 18, 40, 64):
@@ -325,6 +327,7 @@ def test_an_upper_triangle_is_split_where_its_rows_fall_below_a_chunk(rows, spli
     text = TRIANGLE.replace("0 .. BOUND", rows)
     said = "the loop over i split where the loop over j falls below 16 iterations"
     assert (said in remarks(text)) == split
+    assert ("loop over i not vectorised" in remarks(text)) != split
     programs = compiled(text)
     grid = [k / 16 for k in range(64 * 64)]
     for n in (*range(-1, 20), 31, 32, 33, 40, 63, 64):

@@ -257,6 +257,7 @@ def _hoist(outer: For, mined: dict, k: Kernel, remarks: Remarks, free: dict[str,
     if lo is None or hi is None:
         out = (If(Compare("<", outer.lo, outer.hi, outer.loc), out, (), outer.loc),)
     remarks.done(versions.loc, say)
+    remarks.explained(o, outer.loc)  # (its copies: vectorise need not say why not them)
     return out
 
 
@@ -362,6 +363,7 @@ def _falling(outer: For, k: Kernel, remarks: Remarks, fast: bool, free: dict[str
         out = (If(Compare("<", outer.lo, outer.hi, outer.loc), out, (), outer.loc),)
     remarks.done(loc, f"the loop over {o} split where the loop over {remarks.say(versions.var)} "
                  f"falls below {W} iterations: chunks before, with no test")
+    remarks.explained(o, outer.loc)
     return out
 
 
