@@ -373,3 +373,22 @@ def test_locations_of_statements_and_functions():
 def test_nodes_spanning_lines_have_no_end_column():
     (assign,) = p("x = f(1,\n      2)\n").items
     assert assign.value.loc == Loc("k.incaq", 1, 5, None)
+
+
+def _walk(n):
+    """nodes() as the plain recursion it stands for: a node, then its parts but loc in order."""
+    if isinstance(n, (list, tuple)):
+        for x in n:
+            yield from _walk(x)
+    elif hasattr(n, "__dataclass_fields__"):
+        yield n
+        for f in n.__dataclass_fields__:
+            if f != "loc":
+                yield from _walk(getattr(n, f))
+
+
+@pytest.mark.parametrize("text", [DOT_PRODUCT, EVERYTHING, SLIDE_23], ids=["dot", "everything", "slide23"])
+def test_nodes_visits_what_the_recursion_visits_in_its_order(text):
+    module = p(text)
+    assert [id(x) for x in ast.nodes(module)] == [id(x) for x in _walk(module)]
+    assert [id(x) for x in ast.nodes(module.items)] == [id(x) for x in _walk(module.items)]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from operator import attrgetter
 from dataclasses import field
 
 from ...lang.diagnostics import Loc
@@ -333,19 +334,20 @@ Node = Module | Item | FuncParam | TypeRef | Expr
 def nodes(root) -> Iterator:
     """Every node inside ``root`` (itself included), depth first, without recursion."""
     stack = [root]
-    parts = _PARTS
+    pop, push = stack.pop, stack.extend
+    kinds = _KINDS
     while stack:
-        n = stack.pop()
-        if isinstance(n, (list, tuple)):
-            stack.extend(reversed(n))
+        n = pop()
+        kind = kinds.get(type(n))
+        if kind is None:
+            kind = _kind(n)
+        if kind is _LEAF:
             continue
-        names = parts.get(type(n))
-        if names is None:
-            names = _learn(n)
-            if names is None:
-                continue
+        if kind is _SEQUENCE:
+            push(reversed(n))
+            continue
         yield n
-        stack.extend(reversed([getattr(n, f) for f in names]))
+        push(kind(n))
 
 
 def deepest(body) -> tuple[int, Loc | None]:
@@ -376,7 +378,36 @@ def _learn(n) -> tuple[str, ...] | None:
     return names
 
 
-#: The fields other than ``loc`` of each node type :func:`nodes` has met.
+def _kind(n):
+    """How :func:`nodes` treats a value of a type met for the first time: a node's function giving
+    its parts (last first, for the stack), or :data:`_SEQUENCE` or :data:`_LEAF`. (Looked up by
+    type, a name, number or operator costs one lookup: each took a call that found it no node.)"""
+    if isinstance(n, (list, tuple)):
+        kind = _SEQUENCE
+    else:
+        names = _PARTS.get(type(n)) or _learn(n)
+        if names is None:
+            kind = _LEAF
+        elif not names:
+            kind = _NO_PARTS
+        elif len(names) == 1:
+            name = names[0]
+            kind = lambda node: (getattr(node, name),)  # noqa: E731
+        else:
+            kind = attrgetter(*reversed(names))
+    _KINDS[type(n)] = kind
+    return kind
+
+
+def _NO_PARTS(node) -> tuple:
+    return ()
+
+
+_SEQUENCE, _LEAF = object(), object()
+_KINDS: dict[type, object] = {}
+
+
+#: The fields other than ``loc`` of each node type met.
 _PARTS: dict[type, tuple[str, ...]] = {}
 
 
