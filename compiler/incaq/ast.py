@@ -370,6 +370,13 @@ def deepest(body) -> tuple[int, Loc | None]:
     return best, where
 
 
+def node_fields(n) -> tuple[str, ...] | None:
+    """The fields other than ``loc`` of a node, in order (None: n is not a node), found once for
+    each type."""
+    names = _PARTS.get(type(n))
+    return names if names is not None else _learn(n)
+
+
 def _learn(n) -> tuple[str, ...] | None:
     """The fields other than ``loc`` of a node type met for the first time (None: not a node)."""
     if not hasattr(n, "__dataclass_fields__"):

@@ -20,7 +20,8 @@ from typing import Callable, Iterator
 
 from ...lang.diagnostics import Loc
 from ..incaq.ast import (NOWHERE, Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile,
-                         Expr, For, If, IfExpr, Index, Loop, Name, Not, Num, Unary, While, nodes)
+                         Expr, For, If, IfExpr, Index, Loop, Name, Not, Num, Unary, While, node_fields,
+                         nodes)
 from ..incaq.checked import Checked, Jump, Mark, Seq, Sym, TailLoop, type_of
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
@@ -98,38 +99,44 @@ def map_expr(e, fn: Callable, opaque: tuple[type, ...] = ()):
         return fn(e)
     if isinstance(e, (tuple, list)):
         return tuple(map_expr(x, fn, opaque) for x in e)
-    if not hasattr(e, "__dataclass_fields__"):
+    names = node_fields(e)
+    if names is None:
         return e
     changes = {}
-    for f in fields(e):
-        if f.name == "loc":
-            continue
-        v = getattr(e, f.name)
+    for name in names:
+        v = getattr(e, name)
         if hasattr(v, "__dataclass_fields__") or isinstance(v, tuple):
             nv = map_expr(v, fn, opaque)
             if nv is not v:
-                changes[f.name] = nv
+                changes[name] = nv
     return fn(replace(e, **changes) if changes else e)
 
 
 def with_blocks(s, block: Callable):
     """Statement s with ``block`` applied to each block nested in it (a loop's body, an if's
-    arms); s itself when it has none."""
+    arms); s itself when it has none, or when ``block`` returns every block itself."""
     match s:
         case For(body=b) | While(body=b) | Loop(body=b) | DoWhile(body=b) | TailLoop(body=b):
-            return replace(s, body=block(b))
+            nb = block(b)
+            return s if nb is b else replace(s, body=nb)
         case If(then=t, orelse=o):
-            return replace(s, then=block(t), orelse=block(o))
+            nt, no = block(t), block(o)
+            return s if nt is t and no is o else replace(s, then=nt, orelse=no)
     return s
 
 
 def map_stmts(body: tuple, fn: Callable) -> tuple:
     """Rebuild a statement list bottom-up: fn maps one statement (whose inner blocks are already
-    rebuilt) to a tuple of statements."""
+    rebuilt) to a tuple of statements. A list fn leaves as it is (each statement mapped to
+    itself alone) is returned itself, so the statements around it are not copied either."""
     out: list = []
+    same = type(body) is tuple
     for s in body:
-        out.extend(fn(with_blocks(s, lambda b: map_stmts(b, fn))))
-    return tuple(out)
+        new = fn(with_blocks(s, lambda b: map_stmts(b, fn)))
+        if same and (len(new) != 1 or new[0] is not s):
+            same = False
+        out.extend(new)
+    return body if same else tuple(out)
 
 
 def map_loops(body: tuple, rewrite: Callable) -> tuple:
