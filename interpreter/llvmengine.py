@@ -30,8 +30,8 @@ import time
 from array import array
 from collections import OrderedDict
 
-from .blocks import Untranslatable, analyse, block_fires
 from . import objcache
+from .blocks import Untranslatable, analyse, block_fires
 from .engine import Execution, LLVMUnavailable, arm, finish, off_end, prepare, run_fast
 from .engine import run as run_reference
 from .llvmgen import translate

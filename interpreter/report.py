@@ -372,16 +372,18 @@ def cmd_report(args) -> int:
     if args.plot:
         _check_plot(args.plot)
         check_output(args.plot, "inca", read + ([output] if output else []))
+    # the llvm engine's machine code goes with the cells (and --no-cache stores none of it either)
+    objects = "off" if args.no_cache else (str(Path(args.cache) / "objects") if args.cache else None)
     if args.cpu:
-        return _cpu_report(args, study, paper, output)
+        with objcache.setting(objects):
+            return _cpu_report(args, study, paper, output)
     cache = None if args.no_cache else Cache(Path(args.cache) if args.cache else default_dir())
     # an unchanged study's report is read back whole; a plot needs the rows themselves
     key = report_key(study, paper, args.format) if cache is not None and not args.plot else None
     stored = cache.read("report", key) if key is not None else None
     text = stored.get("text") if stored is not None else None
     if not isinstance(text, str):
-        objects = "off" if args.no_cache else (str(Path(args.cache) / "objects") if args.cache else None)
-        with objcache.setting(objects):  # the llvm engine's machine code goes with the cells
+        with objcache.setting(objects):
             cells = compute(study, cache, lambda n: worker_count(args.jobs, n), args.scheduler,
                             progress=sys.stderr.isatty() and not args.quiet)
         with collector_paused():  # tens of thousands of rows, no cycles: nothing for it to find

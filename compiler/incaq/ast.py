@@ -19,8 +19,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from operator import attrgetter
 from dataclasses import field
+from operator import attrgetter
 
 from ...lang.diagnostics import Loc
 from ...lang.frozen import frozen
@@ -361,7 +361,7 @@ def deepest(body) -> tuple[int, Loc | None]:
             if isinstance(n, (list, tuple)):
                 stack.extend((c, d) for c in n)
                 continue
-            names = _PARTS.get(type(n)) or _learn(n)
+            names = node_fields(n)
             if names is None:
                 continue
             if d > best:
@@ -392,11 +392,11 @@ def _kind(n):
     if isinstance(n, (list, tuple)):
         kind = _SEQUENCE
     else:
-        names = _PARTS.get(type(n)) or _learn(n)
+        names = node_fields(n)
         if names is None:
             kind = _LEAF
         elif not names:
-            kind = _NO_PARTS
+            kind = _no_parts
         elif len(names) == 1:
             name = names[0]
             kind = lambda node: (getattr(node, name),)  # noqa: E731
@@ -406,7 +406,7 @@ def _kind(n):
     return kind
 
 
-def _NO_PARTS(node) -> tuple:
+def _no_parts(node) -> tuple:
     return ()
 
 
