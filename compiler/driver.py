@@ -33,7 +33,7 @@ exit codes: 0 ok, 1 errors in the program, 2 bad command line, 70 internal error
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``incac``."""
-    from .frontend import add_compile_options
+    from .frontend import add_compile_options, seconds
 
     p = argparse.ArgumentParser(
         prog="incac", description="Compile INCA kernels (INCA-Q .incaq, INCA-A .incaa) to tuple programs.",
@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify", action="store_true",
                    help="check with z3 that the optimised program computes what the -O0 program "
                         "computes (translation validation; with -O1, -O2 or -Ofast)")
-    p.add_argument("--verify-timeout", metavar="S", type=float, default=60.0,
+    p.add_argument("--verify-timeout", metavar="S", type=seconds, default=60.0,
                    help="seconds z3 may take for --verify (default 60)")
     p.add_argument("--print-after", metavar="PASS", action="append", default=[],
                    help="print the loop IR after optimisation pass PASS to stderr (repeatable; "

@@ -9,7 +9,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Source
-from ..lang.numbers import NumberError, parse_int
+from ..lang.numbers import NumberError, parse_float, parse_int
 from ..lang.userfiles import read_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (2 ms of every start)
@@ -119,6 +119,22 @@ def positive_int(text: str) -> int:
     v = any_int(text)
     if v <= 0:
         raise argparse.ArgumentTypeError("must be positive")
+    return v
+
+
+#: The longest --verify-timeout, in seconds (a day): z3's own timeout is a count of milliseconds.
+MAX_SECONDS = 86_400
+
+
+def seconds(text: str) -> float:
+    """argparse type: a duration in seconds, above 0 and at most :data:`MAX_SECONDS` (a NaN, an
+    infinity or 1e400 was taken as a float and ended in a traceback)."""
+    try:
+        v = parse_float(text, "seconds")
+    except (NumberError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not 0 < v <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most {MAX_SECONDS} seconds")
     return v
 
 

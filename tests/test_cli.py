@@ -310,3 +310,37 @@ def test_the_formatter_wraps_help_at_shutils_width_without_importing_shutil(colu
     ours = [_help(main, argv) for main, argv in cases]
     monkeypatch.setattr(cmdline.Formatter, "__init__", argparse.RawDescriptionHelpFormatter.__init__)
     assert ours == [_help(main, argv) for main, argv in cases]
+
+
+@pytest.mark.parametrize("value", ["NaN", "inf", "-inf", "1e400", "-1", "0", "86401", "abc", ""])
+def test_a_verify_timeout_that_is_no_duration_is_a_usage_error(value, capsys):
+    """(--verify-timeout NaN ended in a traceback, found by bench/fuzz_tools.py)"""
+    path = str(ROOT / "examples" / "optimiser" / "scale.incaq")
+    with pytest.raises(SystemExit) as e:
+        driver.main([path, "-O2", "--verify", "--verify-timeout", value, "-o", "-"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --verify-timeout" in err and "Traceback" not in err
+
+
+def test_a_verify_timeout_may_be_a_fraction_of_a_second(capsys):
+    path = str(ROOT / "examples" / "optimiser" / "scale.incaq")
+    assert driver.main([path, "-O2", "--verify", "--verify-timeout", "0.5", "-o", "-"]) == 0
+    assert "verified" in capsys.readouterr().err
+
+
+def _actions(parser):
+    import argparse
+
+    for action in parser._actions:
+        yield action
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _actions(sub)
+
+
+def test_no_option_reads_a_bare_int_or_float():
+    """Every number on a command line goes through a bounded parser with a range (a bare float
+    took NaN and 1e400 for --verify-timeout, a bare int any number of digits)."""
+    for parser in (cli.build_parser(), driver.build_parser()):
+        assert [a.dest for a in _actions(parser) if a.type in (int, float)] == []
