@@ -288,6 +288,18 @@ def test_a_hit_marks_its_entry_used(folder):
     assert entry.stat().st_mtime_ns > 0
 
 
+def test_a_folder_that_cannot_be_written_only_means_compiling_again(folder, monkeypatch, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv(objcache.VARIABLE, str(blocker / "objects"))
+    tp, inputs = _dot_product()
+    before = _counts()
+    for _ in range(2):
+        llvmengine._cache.clear()
+        assert outcome(tp, inputs, 100_000, llvm_run) == outcome(tp, inputs, 100_000, engine.run)
+    assert _delta(before) == {"hits": 0, "misses": 2, "stores": 0}
+
+
 def test_off_stores_nothing(folder, monkeypatch):
     monkeypatch.setenv(objcache.VARIABLE, "off")
     tp, inputs = _dot_product()
