@@ -32,14 +32,14 @@ from pathlib import Path
 
 from ..lang import __version__
 from ..lang.isa import OpClass
+from .objcache import cache_root
 
 FORMAT = "incac-study-cache/2"
 
 
 def default_dir() -> Path:
-    """``$XDG_CACHE_HOME/incac``, else ``~/.cache/incac``."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "incac"
+    """``$XDG_CACHE_HOME/incac``, else ``~/.cache/incac`` (:func:`.objcache.cache_root`)."""
+    return Path(cache_root())
 
 
 @lru_cache(maxsize=1)

@@ -62,13 +62,17 @@ def setting(value: str | None):
             os.environ[VARIABLE] = was
 
 
+def cache_root() -> str:
+    """The toolchain's cache folder, ``$XDG_CACHE_HOME/incac``, else ``~/.cache/incac`` (the
+    study cache's default too, :func:`.cache.default_dir`; defined here, where a run that only
+    looks up machine code need not import the study cache's modules)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "incac")
+
+
 def folder() -> str:
     """Where objects are kept: ``$INCA_OBJECT_CACHE``, else ``objects`` in the cache folder."""
-    chosen = os.environ.get(VARIABLE)
-    if chosen:
-        return chosen
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "incac", "objects")
+    return os.environ.get(VARIABLE) or os.path.join(cache_root(), "objects")
 
 
 def enabled() -> bool:
