@@ -8,9 +8,9 @@ turns into diagnostics on its line.
 """
 from __future__ import annotations
 
-from dataclasses import fields
 
 from ..lang.diagnostics import Loc
+from ..lang.frozen import fields
 from ..lang.isa import I64_MAX
 from ..lang.numbers import NumberError, parse_float, parse_int
 from ..lang.program import Affine

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 from ..lang.check import check_program
+from ..lang.frozen import record
 from ..lang.gcpause import collector_paused
 from ..lang.numbers import NumberError, parse_int
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean
@@ -44,6 +43,8 @@ def _parser():
     Building its tables takes about 0.15 s, most of an ``inca run`` of an .incaa file, so they are
     kept in lark's cache (a file in the temporary folder, checked against the grammar, lark's
     version and Python's, rebuilt when it does not match), as the INCA-Q parser's are."""
+    from importlib import resources  # (on Python 3.12, with inspect and typing: 11 ms)
+
     from lark import Lark
 
     grammar = resources.files("inca.lang").joinpath("incaa.lark").read_text(encoding="utf-8")
@@ -79,7 +80,7 @@ def _innermost_bracket(text: str) -> str | None:
     return stack[-1] if stack else None
 
 
-@dataclass
+@record
 class _Line:
     """One parsed line."""
 

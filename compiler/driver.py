@@ -177,8 +177,7 @@ def emit_loopir(args, options, optimised: bool) -> str:
 
 def verify_command(args, options, prog) -> int:
     """``--verify``: translation validation of the optimised program against -O0's."""
-    from dataclasses import replace
-
+    from ..lang.frozen import replace
     from .frontend import load_program
     from .opt.verify import verify
 

@@ -6,9 +6,9 @@ compiled. Both command-line tools (``incac`` and ``inca run``) load programs thr
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Source
+from ..lang.frozen import field, frozen
 from ..lang.numbers import NumberError, parse_float, parse_int
 from ..lang.userfiles import read_text
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the program model is imported when a program is read, not b
 KINDS = (".incaq", ".incaa", ".json")
 
 
-@dataclass(frozen=True)
+@frozen
 class Options:
     """Compilation options shared by incac and inca run."""
 

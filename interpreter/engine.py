@@ -19,10 +19,9 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..lang.check import broadcast_map
-from ..lang.frozen import frozen
+from ..lang.frozen import frozen, record
 from ..lang.isa import CONVERT, OPCODES, ArithmeticFault, Update, semantics
 from ..lang.program import Affine, Imm, Ref, Slice, format_value
 from .nic import NIC, Buffer, CountingEvent, MatchingEntry, TriggeredOp
@@ -322,7 +321,7 @@ def fires_by_tuple(fires: list[int], k_at: tuple[int | None, ...]) -> list[int]:
 
 # ---- running ---------------------------------------------------------------------------------
 
-@dataclass
+@record
 class Prepared:
     """The installed program, prepared for execution (indexed by PC value / match bits)."""
 
@@ -354,7 +353,7 @@ def prepare(nic: NIC, counter: CountingEvent) -> Prepared:
     return Prepared(fetch, bits, apply, armed.k_at, armed.size)
 
 
-@dataclass
+@record
 class Execution:
     """What a run leaves behind: per-tuple fire counts and how it ended."""
 

@@ -10,11 +10,10 @@ priced under any number of profiles without running it again (``inca report --gr
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from fractions import Fraction
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, quote_file
-from ..lang.frozen import frozen
+from ..lang.frozen import frozen, replace
 from ..lang.isa import OPCODES, OpClass
 from ..lang.program import Imm, vector_elements
 from ..lang.tuples import DONE, PC, TupleProgram

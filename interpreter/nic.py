@@ -19,9 +19,9 @@ the host's completion counter moves. So the API sits below the engine and never 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 from ..lang.diagnostics import Loc
+from ..lang.frozen import field, record
 from ..lang.isa import CONVERT, ELEMENT_BYTES, Update
 from ..lang.program import Operand, Ref
 from .profiles import Profile
@@ -31,7 +31,7 @@ class NICError(Exception):
     """Misuse of the NIC API (a bad install), as opposed to a fault of the running kernel."""
 
 
-@dataclass
+@record
 class CountingEvent:
     """A Portals counting event: a counter that triggered operations watch."""
 
@@ -39,7 +39,7 @@ class CountingEvent:
     value: int = 0
 
 
-@dataclass
+@record
 class Memory:
     """A memory of the NIC's world: the NIC scratchpad or host memory over PCIe."""
 
@@ -48,7 +48,7 @@ class Memory:
     used: int = 0
 
 
-@dataclass
+@record
 class Buffer:
     """A bound region holding one named location, row-major, as a flat list of elements."""
 
@@ -68,7 +68,7 @@ class Buffer:
         return tuple(reversed(out))
 
 
-@dataclass
+@record
 class MatchingEntry:
     """A persistent ME: matches ``match_bits``; its atomic updates ``dest`` then the counter."""
 
@@ -82,7 +82,7 @@ class MatchingEntry:
     target: int | None = None
 
 
-@dataclass
+@record
 class TriggeredOp:
     """A persistent triggered operation armed on ``counter == threshold``.
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import csv
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..lang.frozen import field, record
 
 PAYLOADS = (128, 256, 512, 1024, 2048, 4096, 8192)
 PAPER_ENV = "INCA_PAPER_DIR"
@@ -28,7 +29,7 @@ def find_paper_dir() -> Path | None:
     return PACKAGED_DIR
 
 
-@dataclass
+@record
 class PaperFigures:
     """Instruction counts, runtimes and link-speed runtimes as published."""
 

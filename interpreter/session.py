@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import re
 import traceback
-from dataclasses import replace
 
 from ..compiler.assembler import Assembler
 from ..compiler.frontend import Options, kind_of, load_program, read_source
 from ..compiler.incaq.incremental import Chunk, Context, Definitions, compile_chunk
 from ..compiler.printer import print_program
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Loc, Source, did_you_mean, quote_file
+from ..lang.frozen import replace
 from ..lang.program import Decl, Instr, Program, format_value
 from ..lang.tuples import TupleProgram, encode, listing
 from . import selection

@@ -1,61 +1,269 @@
-"""``@frozen``: a frozen dataclass with slots, made quickly: for the node types a compilation
-makes by the hundred thousand (syntax tree, locations, instructions, tuples), and for every other
-frozen record of the toolchain it can make (a stock frozen dataclass costs most of a millisecond
-to define, paid at each start of a tool that imports it; a test keeps them all ``@frozen``).
+"""``@frozen`` and ``@record``: frozen dataclasses with slots and plain (mutable) dataclasses, made
+quickly and without the ``dataclasses`` module: for the node types a compilation makes by the
+hundred thousand (syntax tree, locations, instructions, tuples), for every other frozen record of
+the toolchain, and for its mutable records (a test keeps ``dataclasses`` out of the toolchain's
+modules).
 
-Two costs of ``@dataclass(frozen=True, slots=True)`` are avoided, with every behaviour kept
-(fields, ``==`` and ``hash`` over the compared fields, ``repr``, ``replace``, pattern matching,
-pickling, ``FrozenInstanceError`` on assignment; ``==`` compares the fields as one tuple, as
-3.11's dataclass does, on every Python version):
+Three costs of ``@dataclass`` are avoided, with every behaviour kept (fields, ``==`` and ``hash``
+over the compared fields, ``repr``, ``replace``, pattern matching, pickling,
+``FrozenInstanceError`` on assignment; ``==`` compares the fields as one tuple, as 3.11's
+dataclass does, on every Python version):
 
-- Its ``__init__`` stores each field with ``object.__setattr__``, about three times what a plain
-  class's ``self.x = x`` costs (a fifth of compiling a large kernel). Here each field is stored
-  through its slot's own descriptor.
-- It compiles the source of six methods for every class as the class is made: that was most of
-  importing the compiler (the syntax tree's module took 18 ms), paid at every start of the tools,
-  for methods most runs never call. Here nothing is compiled then: ``__init__`` is made from one
-  compiled template per number of fields, its parameters renamed to the fields (``CodeType.replace``)
-  and the setters put in its closure; ``repr``, ``==``, ``hash`` and pickling are compiled for a
-  class when one of them is first used, and refusing assignment is one function for every class.
+- Importing ``dataclasses`` imports ``inspect`` (with ``ast``, ``dis`` and ``tokenize``): 6-7 ms of
+  every start of the tools, and making the classes took 5 more. Here a class's fields are read
+  from its annotations, and what ``dataclasses`` says of it (``__dataclass_fields__`` and
+  ``__dataclass_params__``, so ``dataclasses.fields``, ``replace``, ``asdict`` and
+  ``is_dataclass`` work on it) is made by ``dataclasses`` itself the first time anything asks.
+  :func:`fields` and :func:`replace` here serve the toolchain's own code without it.
+- A frozen dataclass's ``__init__`` stores each field with ``object.__setattr__``, about three
+  times what a plain class's ``self.x = x`` costs (a fifth of compiling a large kernel). Here each
+  field is stored through its slot's own descriptor.
+- It compiles the source of six methods for every class as the class is made. Here nothing is
+  compiled then: a frozen class's ``__init__`` is made from one compiled template per number of
+  fields, its parameters renamed to the fields (``CodeType.replace``) and the setters put in its
+  closure; ``repr``, ``==``, ``hash`` and pickling are compiled for a class when one of them is
+  first used, and refusing assignment is one function for every class.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
 from types import CellType, CodeType, FunctionType
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (2 ms of every start)
 if TYPE_CHECKING:
-    from typing import TypeVar
+    from typing import Any, TypeVar
 
     T = TypeVar("T", bound=type)
 
 
+class _Sentinel:
+    __slots__ = ("shown",)
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+
+    def __repr__(self) -> str:
+        return self.shown
+
+
+MISSING = _Sentinel("MISSING")  # the default or factory of a field that has none
+_FACTORY = _Sentinel("<factory>")  # the default of an argument whose field has a factory
+
+
+class Field:
+    """A field of a record: what :func:`field` says of it, and its name and annotation."""
+
+    __slots__ = ("name", "type", "default", "default_factory", "repr", "hash", "compare")
+
+    def __init__(self, default: object = MISSING, default_factory: object = MISSING,
+                 repr: bool = True, hash: bool | None = None, compare: bool = True) -> None:
+        self.name, self.type = "", ""
+        self.default, self.default_factory = default, default_factory
+        self.repr, self.hash, self.compare = repr, hash, compare
+
+    def __repr__(self) -> str:
+        return (f"Field(name={self.name!r}, type={self.type!r}, default={self.default!r}, "
+                f"default_factory={self.default_factory!r}, repr={self.repr}, hash={self.hash}, "
+                f"compare={self.compare})")
+
+
+def field(*, default: object = MISSING, default_factory: object = MISSING, repr: bool = True,
+          hash: bool | None = None, compare: bool = True) -> Any:
+    """``dataclasses.field`` for a record (``init`` and ``kw_only`` are not supported)."""
+    if default is not MISSING and default_factory is not MISSING:
+        raise ValueError("cannot specify both default and default_factory")
+    return Field(default, default_factory, repr, hash, compare)
+
+
+def fields(class_or_instance: object) -> tuple[Field, ...]:
+    """The fields of a record, in order, as ``dataclasses.fields`` gives a dataclass's."""
+    try:
+        return class_or_instance.__record_fields__
+    except AttributeError:
+        raise TypeError("must be called with a record type or instance") from None
+
+
+def is_record(obj: object) -> bool:
+    """Whether ``obj`` is a record or a record's type."""
+    return hasattr(obj, "__record_fields__")
+
+
+def replace(obj: T, /, **changes: object) -> T:
+    """``dataclasses.replace`` for a record: a new one with ``changes`` over its fields (another
+    dataclass is given to ``dataclasses.replace``)."""
+    if not hasattr(obj, "__record_fields__"):
+        import dataclasses
+
+        return dataclasses.replace(obj, **changes)
+    for f in obj.__record_fields__:
+        if f.name not in changes:
+            changes[f.name] = getattr(obj, f.name)
+    return obj.__class__(**changes)
+
+
 def frozen(cls: T) -> T:
     """``@dataclass(frozen=True, slots=True)``, made as the module says (same signature, same
-    methods unless the class defines its own, as the dataclass would leave them).
-
-    Only plain fields (each an argument, with or without a default value) are supported."""
+    methods unless the class defines its own, as the dataclass would leave them)."""
     own = set(cls.__dict__)
     if "__eq__" in own and cls.__dict__.get("__hash__", 0) is None:
         own.discard("__hash__")  # Python's own None for a class that defines only __eq__
-    cls = dataclass(slots=True, init=False, repr=False, eq=False)(cls)
-    fs = fields(cls)
-    if hasattr(cls, "__post_init__") or any(
-            not f.init or f.kw_only or f.default_factory is not MISSING for f in fs):
-        raise TypeError(f"@frozen: {cls.__name__} has a field its __init__ would not just store")
+    fs = _fields_of(cls, "frozen")
     names = tuple(f.name for f in fs)
-    defaults = tuple(f.default for f in fs if f.default is not MISSING)
-    init = _make_init(names, defaults, [cls.__dict__[n].__set__ for n in names],
-                      f"{cls.__qualname__}.__init__")
+    body = dict(cls.__dict__)
+    for n in names:
+        body.pop(n, None)
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)
+    body["__slots__"] = names
+    made = type(cls)(cls.__name__, cls.__bases__, body)
+    made.__qualname__ = cls.__qualname__
+    setters = [made.__dict__[n].__set__ for n in names]
+    qualname = f"{cls.__qualname__}.__init__"
+    if any(f.default_factory is not MISSING for f in fs):
+        init = _compiled_init(fs, [f"__s{i}(self, {n})" for i, n in enumerate(names)],
+                              {f"__s{i}": s for i, s in enumerate(setters)}, qualname)
+    else:
+        init = _make_init(names, tuple(f.default for f in fs if f.default is not MISSING),
+                          setters, qualname)
+    _finish(made, fs, init, own, _STUBS)
+    made.__setattr__ = refuse_assignment
+    made.__delattr__ = refuse_deletion
+    made.__record_params__ = (True, True)
+    return made
+
+
+def record(cls: T | None = None, /, *, eq: bool = True):
+    """``@dataclass`` (``eq``: ``@dataclass(eq=eq)``), made as the module says: a plain class
+    whose ``__init__`` stores each argument, with ``repr`` and (``eq``) ``==`` over the compared
+    fields; as the dataclass, it is then unhashable unless it defines ``__hash__``."""
+    if cls is None:
+        return lambda c: record(c, eq=eq)
+    own = set(cls.__dict__)
+    if "__eq__" in own and cls.__dict__.get("__hash__", 0) is None:
+        own.discard("__hash__")
+    fs = _fields_of(cls, "record")
+    for f in fs:  # the class attributes the dataclass leaves: the defaults
+        if f.default is not MISSING:
+            setattr(cls, f.name, f.default)
+        elif f.name in cls.__dict__:
+            delattr(cls, f.name)
+    init = _compiled_init(fs, [f"self.{f.name} = {f.name}" for f in fs], {},
+                          f"{cls.__qualname__}.__init__")
+    stubs = {"__repr__": _repr, **({"__eq__": _eq} if eq else {})}
+    _finish(cls, fs, init, own, stubs)
+    if eq and "__hash__" not in own:
+        cls.__hash__ = None
+    cls.__record_params__ = (eq, False)
+    return cls
+
+
+def _fields_of(cls: type, how: str) -> tuple[Field, ...]:
+    """The fields of the class ``@how`` makes, from its own annotations in order."""
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"@{how}: {cls.__name__} has a __post_init__")
+    if any(hasattr(b, "__record_fields__") or hasattr(b, "__dataclass_fields__")
+           for b in cls.__mro__[1:]):
+        raise TypeError(f"@{how}: {cls.__name__} derives from a record")
+    out: list[Field] = []
+    for name, ann in cls.__dict__.get("__annotations__", {}).items():
+        kind = ann.split("[")[0].strip() if isinstance(ann, str) else getattr(ann, "__name__", "")
+        if kind.rpartition(".")[2] in ("ClassVar", "InitVar", "KW_ONLY"):
+            raise TypeError(f"@{how}: {cls.__name__}.{name} is a {kind}, which is not supported")
+        value = cls.__dict__.get(name, MISSING)
+        f = _as_field(value, f"@{how}: {cls.__name__}.{name}")
+        if f.default is not MISSING and f.default.__class__.__hash__ is None:
+            raise ValueError(f"mutable default {type(f.default)} for field {name} is not "
+                             "allowed: use default_factory")
+        if out and f.default is MISSING and f.default_factory is MISSING and (
+                out[-1].default is not MISSING or out[-1].default_factory is not MISSING):
+            raise TypeError(f"non-default argument {name!r} follows default argument")
+        f.name, f.type = name, ann
+        out.append(f)
+    return tuple(out)
+
+
+def _as_field(value: object, what: str) -> Field:
+    """A new Field for a class attribute: a :func:`field`, a ``dataclasses.field`` or a default."""
+    if type(value) is Field:
+        return Field(value.default, value.default_factory, value.repr, value.hash, value.compare)
+    kind = type(value)
+    if kind.__name__ == "Field" and kind.__module__ == "dataclasses":
+        import dataclasses  # (imported already: the value is one of its fields)
+
+        if not value.init or value.kw_only is True:
+            raise TypeError(f"{what} is a field its __init__ would not just store")
+        return Field(MISSING if value.default is dataclasses.MISSING else value.default,
+                     MISSING if value.default_factory is dataclasses.MISSING else value.default_factory,
+                     value.repr, value.hash, value.compare)
+    return Field(value)
+
+
+def _finish(cls: type, fs: tuple[Field, ...], init: FunctionType, own: set[str],
+            stubs: dict[str, Callable]) -> None:
+    """Give a class its fields, ``__init__``, match arguments, stubs and dataclass view."""
     _adopt(cls, init)
     init.__annotations__ = {**{f.name: f.type for f in fs}, "return": None}
-    for name, stub in _STUBS.items():
+    cls.__record_fields__ = fs
+    if "__match_args__" not in own:
+        cls.__match_args__ = tuple(f.name for f in fs)
+    for name, stub in stubs.items():
         if name not in own:
             setattr(cls, name, stub)
-    cls.__setattr__ = refuse_assignment
-    cls.__delattr__ = refuse_deletion
-    return cls
+    cls.__dataclass_fields__ = _DataclassView("__dataclass_fields__")
+    cls.__dataclass_params__ = _DataclassView("__dataclass_params__")
+
+
+class _DataclassView:
+    """A record's ``__dataclass_fields__`` or ``__dataclass_params__`` until first read: then
+    ``dataclasses`` makes both, from a class of the same fields, and they replace the two."""
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, obj: object, owner: type) -> object:
+        import dataclasses
+
+        cls = next(c for c in owner.__mro__ if c.__dict__.get(self.attr) is self)
+        body: dict = {"__annotations__": {}, "__module__": cls.__module__,
+                      "__qualname__": cls.__qualname__}
+        for f in cls.__record_fields__:
+            body["__annotations__"][f.name] = f.type
+            body[f.name] = dataclasses.field(
+                default=dataclasses.MISSING if f.default is MISSING else f.default,
+                default_factory=(dataclasses.MISSING if f.default_factory is MISSING
+                                 else f.default_factory),
+                repr=f.repr, hash=f.hash, compare=f.compare)
+        eq, frozen_ = cls.__record_params__
+        made = dataclasses.dataclass(eq=eq, frozen=frozen_)(type(cls.__name__, (), body))
+        type.__setattr__(cls, "__dataclass_fields__", made.__dataclass_fields__)
+        type.__setattr__(cls, "__dataclass_params__", made.__dataclass_params__)
+        return getattr(cls, self.attr)
+
+
+def _compiled_init(fs: tuple[Field, ...], stores: list[str], scope: dict,
+                   qualname: str) -> FunctionType:
+    """``__init__`` compiled from source, storing each argument by ``stores`` (for a class with
+    a default factory, or a mutable record: a few of them)."""
+    params, lines = [], []
+    for i, f in enumerate(fs):
+        if f.default_factory is not MISSING:
+            scope[f"__f{i}"], scope["__FACTORY"] = f.default_factory, _FACTORY
+            params.append(f"{f.name}=__FACTORY")
+            lines.append(f"if {f.name} is __FACTORY: {f.name} = __f{i}()")
+        elif f.default is not MISSING:
+            scope[f"__d{i}"] = f.default
+            params.append(f"{f.name}=__d{i}")
+        else:
+            params.append(f.name)
+    if "self" in (f.name for f in fs):
+        raise TypeError(f"{qualname} has a field named 'self'")
+    body = "".join(f"\n        {line}" for line in lines + stores) or "\n        pass"
+    exec(f"def factory({', '.join(scope)}):\n"
+         f"    def __init__(self, {', '.join(params)}):{body}\n"
+         "    return __init__\n", scope)
+    init = scope["factory"](*[scope[k] for k in scope if k not in ("factory", "__builtins__")])
+    init.__qualname__ = qualname
+    return init
 
 
 def _adopt(cls: type, method: Callable) -> None:
@@ -91,8 +299,8 @@ def _make_init(names: tuple[str, ...], defaults: tuple, setters: list, qualname:
 
 def _complete(cls: type) -> type:
     """Compile the ``__repr__``, ``__eq__``, ``__hash__`` and ``__reduce__`` (a node pickles as
-    its constructor's call on its fields) of the class of ``@frozen`` that ``cls`` is or derives
-    from, in place of its stubs; that class (``cls`` itself when another call, another
+    its constructor's call on its fields) of the class of ``@frozen`` or ``@record`` that ``cls``
+    is or derives from, in place of its stubs; that class (``cls`` itself when another call, another
     thread's say, has completed it since a stub was looked up)."""
     owner = next((c for c in cls.__mro__ if any(c.__dict__.get(n) is s for n, s in _STUBS.items())),
                  None)
@@ -146,11 +354,16 @@ def _reduce(self):
 _STUBS = {"__repr__": _repr, "__eq__": _eq, "__hash__": _hash, "__reduce__": _reduce}
 
 
-# The ``__setattr__`` and ``__delattr__`` of every frozen node type (a hand-written one too).
+# The ``__setattr__`` and ``__delattr__`` of every frozen node type (a hand-written one too): they
+# raise the dataclass's own error, importing ``dataclasses`` only then.
 
 def refuse_assignment(self, name: str, value: object) -> None:
+    from dataclasses import FrozenInstanceError
+
     raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
 def refuse_deletion(self, name: str) -> None:
+    from dataclasses import FrozenInstanceError
+
     raise FrozenInstanceError(f"cannot delete field {name!r}")

@@ -8,10 +8,9 @@ where they came from compare equal.
 from __future__ import annotations
 
 import math
-from dataclasses import field, fields
 
 from .diagnostics import Loc
-from .frozen import frozen
+from .frozen import field, fields, frozen
 from .isa import ELEMENT_BYTES, OPCODES, Form
 
 ROLES = ("input", "output", "inout", "var")
@@ -25,7 +24,7 @@ def _nan_safe(cls):
     NaN equals its own round trip. (A NaN is unequal to itself; dataclass equality only got away
     with that by comparing field tuples, which short-cut on identity, until Python 3.13 began
     comparing field by field. Hashing NaN by identity, as Python 3.10 on does, breaks the same way.)
-    Applied over @dataclass, whose own __eq__ and __hash__ it replaces."""
+    Applied over @frozen, whose own __eq__ and __hash__ it replaces."""
     names = tuple(f.name for f in fields(cls) if f.compare)
 
     def one(v):

@@ -1,16 +1,17 @@
-"""lang/frozen.py: the node types' quicker __init__ keeps every behaviour of a frozen dataclass."""
+"""lang/frozen.py: @frozen and @record keep every behaviour of the dataclasses they stand for."""
 from __future__ import annotations
 
 import copy
 import dataclasses
 import inspect
 import pickle
+from typing import ClassVar
 
 import pytest
 
 from inca.compiler.incaq import ast
 from inca.lang.diagnostics import Loc
-from inca.lang.frozen import frozen
+from inca.lang.frozen import field, fields, frozen, is_record, record, replace
 from inca.lang.program import Affine, Imm, Instr, Ref
 from inca.lang.tuple_model import Tuple, encode
 
@@ -65,7 +66,31 @@ def test_a_field_the_init_would_not_just_store_is_refused():
     with pytest.raises(TypeError, match="_Made"):
         @frozen
         class _Made:
-            items: list = dataclasses.field(default_factory=list)
+            items: list = dataclasses.field(default=(), init=False)
+    with pytest.raises(TypeError, match="_Post"):
+        @frozen
+        class _Post:
+            x: int
+
+            def __post_init__(self):
+                pass
+    with pytest.raises(TypeError, match="_Derived"):
+        @frozen
+        class _Derived(_Node):
+            more: int = 0
+    with pytest.raises(TypeError, match="ClassVar"):
+        @frozen
+        class _Shared:
+            table: ClassVar[dict]
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        @frozen
+        class _Order:
+            a: int = 0
+            b: int
+    with pytest.raises(ValueError, match="mutable default"):
+        @frozen
+        class _Mutable:
+            a: list = []
 
 
 def test_an_encoded_tuple_is_the_tuple_built_from_its_parts():
@@ -170,29 +195,6 @@ def test_a_stub_called_after_its_class_was_completed_gives_the_real_answer():
     assert late_hash(cls(4)) == hash((4,))
 
 
-def test_every_frozen_record_that_frozen_can_make_is_frozen():
-    # A stock @dataclass(frozen=True) compiles six methods as its module is imported (most of a
-    # millisecond each class, at every start of the tools); @frozen makes the same record lazily.
-    # It cannot take a field() with a factory, a __post_init__ or a base class.
-    import ast as pyast
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    stock = []
-    for folder in ("lang", "compiler", "interpreter", "stdlib"):
-        for path in sorted((root / folder).rglob("*.py")):
-            for node in pyast.walk(pyast.parse(path.read_text(encoding="utf-8"))):
-                if not isinstance(node, pyast.ClassDef):
-                    continue
-                if [pyast.unparse(d) for d in node.decorator_list] != ["dataclass(frozen=True)"]:
-                    continue
-                body = pyast.unparse(node)
-                if node.bases or "field(" in body or "__post_init__" in body:
-                    continue
-                stock.append(f"{path.relative_to(root)}:{node.name}")
-    assert stock == [], f"use @frozen (inca.lang.frozen) for {stock}"
-
-
 def test_init_is_made_from_a_template_with_the_fields_names_and_defaults():
     @frozen
     class _Many:  # more than ten fields: the closure's cells follow the template's free names
@@ -225,3 +227,90 @@ def test_init_is_made_from_a_template_with_the_fields_names_and_defaults():
         @frozen
         class _Self:
             self: int
+
+
+def _record_pair(annotations: dict, namespace: dict, eq: bool):
+    """The same class made by @record and by the stock dataclass (a dict in ``namespace``: the
+    arguments of a field(), ours or the stock one)."""
+    def body(make):
+        return {"__annotations__": dict(annotations), "__qualname__": "_Rec",
+                **{k: make(**v) if isinstance(v, dict) else v for k, v in namespace.items()}}
+
+    return (record(type("_Rec", (), body(field)), eq=eq),
+            dataclasses.dataclass(eq=eq)(type("_Rec", (), body(dataclasses.field))))
+
+
+_RECORDS = [
+    ({}, {}, ()),
+    ({"a": "int"}, {}, (1,)),
+    ({"a": "int", "b": "str"}, {"b": "z"}, (2,)),
+    ({"a": "int", "items": "list"}, {"items": {"default_factory": list}}, (3,)),
+    ({"a": "float", "loc": "object"}, {"loc": {"default": None, "compare": False}}, (4.5, "here")),
+    ({"a": "int", "note": "str"}, {"note": {"default": "n", "repr": False}}, (5, "m")),
+]
+
+
+@pytest.mark.parametrize("eq", [True, False])
+@pytest.mark.parametrize("annotations, namespace, args", _RECORDS)
+def test_a_record_is_the_stock_dataclass(annotations, namespace, args, eq):
+    ours, stock = _record_pair(annotations, namespace, eq)
+    o, s = ours(*args), stock(*args)
+    assert repr(o) == repr(s) and str(inspect.signature(ours)) == str(inspect.signature(stock))
+    assert (o == ours(*args)) is eq and (o == o) and (o == s) is False
+    assert (ours.__hash__ is None) is (stock.__hash__ is None) is eq
+    assert ours.__match_args__ == stock.__match_args__
+    for f in dataclasses.fields(stock):  # defaults stay class attributes; a factory's do not
+        assert getattr(ours, f.name, "none") == getattr(stock, f.name, "none")
+    made = [(f.name, f.type, f.default, f.default_factory, f.repr, f.hash, f.compare, f.init)
+            for f in dataclasses.fields(ours)]
+    assert made == [(f.name, f.type, f.default, f.default_factory, f.repr, f.hash, f.compare, f.init)
+                    for f in dataclasses.fields(stock)]
+    assert dataclasses.asdict(o) == dataclasses.asdict(s) and dataclasses.is_dataclass(o)
+    assert ours.__dataclass_params__.eq is eq and not ours.__dataclass_params__.frozen
+    if args:
+        o.a = 9  # mutable
+        assert o.a == 9 and repr(replace(o, a=1)) == repr(ours(1, *args[1:]))
+        assert repr(dataclasses.replace(o, a=1)) == repr(replace(o, a=1))
+    back = copy.deepcopy(o)
+    assert type(back) is ours and repr(back) == repr(o)
+
+
+def test_a_default_factory_makes_a_new_value_for_each_record():
+    @frozen
+    class _Options:
+        defines: dict = dataclasses.field(default_factory=dict)
+        opt: int = 0
+
+    a, b = _Options(), _Options()
+    assert a.defines == {} and a.defines is not b.defines and _Options({"N": 1}, 2).opt == 2
+    assert repr(a) == "test_a_default_factory_makes_a_new_value_for_each_record.<locals>._Options(defines={}, opt=0)"
+
+    @record
+    class _Scan:
+        reads: dict = field(default_factory=dict)
+
+    assert _Scan().reads is not _Scan().reads and not hasattr(_Scan, "reads")
+    with pytest.raises(ValueError, match="both"):
+        field(default=1, default_factory=list)
+
+
+def test_what_dataclasses_says_of_a_record_is_made_once_when_asked():
+    cls = frozen(type("_Asked", (), {"__annotations__": {"x": "int"}}))
+    assert "__dataclass_fields__" not in cls.__dict__ or not isinstance(
+        cls.__dict__["__dataclass_fields__"], dict)
+    made = dataclasses.fields(cls(1))  # asked of an instance
+    assert [f.name for f in made] == ["x"] and isinstance(cls.__dict__["__dataclass_fields__"], dict)
+    assert cls.__dataclass_params__.frozen and dataclasses.is_dataclass(cls)
+    assert dataclasses.replace(cls(1), x=2) == cls(2) and dataclasses.asdict(cls(3)) == {"x": 3}
+
+
+def test_fields_and_replace_serve_records_and_replace_other_dataclasses():
+    n = _Node("a", 4)
+    assert [f.name for f in fields(n)] == ["name", "count", "loc"] and fields(_Node) is fields(n)
+    assert replace(n, count=5) == _Node("a", 5) and is_record(n) and not is_record((1,))
+    with pytest.raises(TypeError):
+        fields(1)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        replace(n, size=2)
+    stock = dataclasses.dataclass(type("_Stock", (), {"__annotations__": {"x": "int"}}))
+    assert replace(stock(1), x=2).x == 2

@@ -137,23 +137,37 @@ def test_the_repl_reaches_the_incaq_compiler_through_its_incremental_interface_o
 
 def test_running_a_short_kernel_leaves_the_heavy_modules_unimported():
     # the start of every command: a valid kernel parses on the fast path (no lark), a short run
-    # stays on the reference (no code generator, no llvmlite), a preset profile needs no TOML
-    kernel = ROOT / "examples" / "kernels" / "dot-product.incaq"
+    # stays on the reference (no code generator, no llvmlite), a preset profile needs no TOML,
+    # records are made without dataclasses (with inspect, 6-7 ms of every start)
     heavy = ("lark", "llvmlite", "inca.interpreter.pygen", "inca.interpreter.llvmgen", "tomllib",
-             "concurrent.futures.process", "z3")
-    code = (f"import sys\nfrom inca.interpreter import cli\n"
-            f"assert cli.main(['run', {str(kernel)!r}, '--seed', '1']) == 0\n"
-            f"print([m for m in {heavy!r} if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[-1] == "[]"
+             "concurrent.futures.process", "z3", "dataclasses", "inspect")
+    for kernel in (ROOT / "examples" / "kernels" / "dot-product.incaq",
+                   ROOT / "examples" / "asm" / "dot-product.incaa"):
+        code = (f"import sys\nfrom inca.interpreter import cli\n"
+                f"assert cli.main(['run', {str(kernel)!r}, '--seed', '1']) == 0\n"
+                f"print([m for m in {heavy!r} if m in sys.modules])")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.splitlines()[-1] == "[]", kernel.name
+
+
+def test_no_module_imports_dataclasses_but_frozen_on_demand():
+    # @frozen and @record make the records; lang/frozen imports dataclasses only when asked for
+    # what it says of a record, or to raise its FrozenInstanceError
+    importers = set()
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import) and any(a.name == "dataclasses" for a in node.names) \
+                    or isinstance(node, ast.ImportFrom) and node.module == "dataclasses":
+                importers.add(name)
+    assert importers == {"inca.lang.frozen"}
 
 
 @pytest.mark.parametrize("level, loaded", [("-O0", []), ("-O2", ["inca.compiler.opt.pipeline"])])
 def test_compiling_imports_the_optimiser_only_when_it_runs(level, loaded, tmp_path):
     # and -O2 of a paper kernel needs no z3: the dependence questions are read off the indices
     kernel = ROOT / "examples" / "kernels" / "matrix-multiplication.incaq"
-    watched = ("inca.compiler.opt.pipeline", "z3", "lark")
+    watched = ("inca.compiler.opt.pipeline", "z3", "lark", "dataclasses")
     code = (f"import sys\nfrom inca.compiler import driver\n"
             f"assert driver.main([{str(kernel)!r}, {level!r}, '-o', {str(tmp_path / 'k.json')!r}]) == 0\n"
             f"print([m for m in {watched!r} if m in sys.modules])")

@@ -19,11 +19,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import field
 from operator import attrgetter
 
 from ...lang.diagnostics import Loc
-from ...lang.frozen import frozen
+from ...lang.frozen import field, fields, frozen, is_record
 
 #: The location of nodes built without one (by hand, in tests or by later passes).
 NOWHERE = Loc("<nowhere>", 0, 0)
@@ -379,9 +378,9 @@ def node_fields(n) -> tuple[str, ...] | None:
 
 def _learn(n) -> tuple[str, ...] | None:
     """The fields other than ``loc`` of a node type met for the first time (None: not a node)."""
-    if not hasattr(n, "__dataclass_fields__"):
+    if not is_record(n):
         return None
-    names = _PARTS[type(n)] = tuple(f for f in n.__dataclass_fields__ if f != "loc")
+    names = _PARTS[type(n)] = tuple(f.name for f in fields(n) if f.name != "loc")
     return names
 
 

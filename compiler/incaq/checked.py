@@ -6,10 +6,9 @@ checker resolves names in.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 from ...lang.diagnostics import Loc
-from ...lang.frozen import frozen
+from ...lang.frozen import field, frozen, record
 from .ast import Binary, BoolOp, Call, Compare, Expr, Func, IfExpr, Index, Name, Not, Num, Unary
 
 @frozen
@@ -140,7 +139,7 @@ class Scope:
         return list(self.names) + (self.parent.visible() if self.parent else [])
 
 
-@dataclass
+@record
 class Ctx:
     """Where a ``return`` goes inside the function being inlined, and where a self tail call
     goes (``top``, the start of its body)."""

@@ -12,10 +12,10 @@ The checked AST's types are in :mod:`.checked`; calls and inlining in :mod:`.inl
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from operator import is_ as _is
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Source, did_you_mean
+from ...lang.frozen import replace
 from ...lang.isa import I64_MAX, I64_MIN
 from .ast import (Assign, Break, Call, CallStmt, Continue, DoWhile, For, Func, If, Index, Loop,
                   Module, Name, Num, Param, Return, Stmt, Table, TypeRef, Unary, Use, VarDecl, While,

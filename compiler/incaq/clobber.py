@@ -23,15 +23,13 @@ distinct dimensions of X with coefficient 1 or -1 (so no element is read twice).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
-from ...lang.frozen import frozen
+from ...lang.frozen import field, fields, frozen, is_record, record, replace
 from .ast import (Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile, For, If, IfExpr,
                   Index, Loop, Name, Not, Num, Unary, While, nodes, statements)
 from .checked import Checked, Jump, Mark, Seq, TailLoop
 
 
-@dataclass
+@record
 class _Site:
     """One place an array is read or written, with the counted loops around it."""
 
@@ -41,7 +39,7 @@ class _Site:
     ranges: dict[str, tuple[int, int]] | None = None  # constant for-loop ranges; None: not sure to run
 
 
-@dataclass
+@record
 class _Scan:
     reads: dict[str, list[_Site]] = field(default_factory=dict)
     writes: dict[str, list[_Site]] = field(default_factory=dict)
@@ -246,8 +244,9 @@ def _rename(node, mapping: dict[str, str]):
         return tuple(_rename(n, mapping) for n in node)
     if isinstance(node, Index) and node.base in mapping:
         return Index(mapping[node.base], _rename(node.indices, mapping), node.loc)
-    if hasattr(node, "__dataclass_fields__"):
-        changes = {f: _rename(getattr(node, f), mapping) for f in node.__dataclass_fields__ if f != "loc"}
+    if is_record(node):
+        changes = {f.name: _rename(getattr(node, f.name), mapping) for f in fields(node)
+                   if f.name != "loc"}
         return replace(node, **changes)
     return node
 

@@ -13,11 +13,10 @@ whole is checked and lowered like a kernel file. A bare expression ``e`` is comp
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Source
-from ...lang.frozen import frozen
+from ...lang.frozen import field, frozen, replace
 from ...lang.program import Decl, Program
 from .ast import (Assign, CallStmt, DoWhile, For, Func, If, Loop, Module, Name, Num, Param, TypeRef,
                   Use, VarDecl, While)
@@ -29,7 +28,7 @@ from .parser import KEYWORDS, parse
 #: Words INCA-Q gives a meaning of its own (keywords and builtin functions), for completion.
 RESERVED = frozenset(KEYWORDS) | frozenset(BUILTINS)
 
-@dataclass(frozen=True)
+@frozen
 class Definitions:
     """The functions and ``use``d modules in force, by name (opaque to the caller)."""
 
@@ -42,7 +41,7 @@ class Definitions:
         return tuple(self.funcs)
 
 
-@dataclass(frozen=True)
+@frozen
 class Context:
     """What a chunk is compiled in: the locations and params in force (their values live
     elsewhere: the program reads them from memory), the definitions, the earlier chunks' sources

@@ -15,9 +15,9 @@ own type first and converted with PUTL. Comparisons are done in the promoted typ
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ...lang.diagnostics import Loc
+from ...lang.frozen import record
 from ...lang.inference import infer_scalar_types
 from ...lang.program import Affine, Decl, Imm, Instr, Operand, Program, Ref
 from .ast import (Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile, For, If, Index,
@@ -30,7 +30,7 @@ ALU = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "&": "AND", "
 REL = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class _Label:
     """A position in the instruction stream: ``at`` is the number of the instruction it is placed
     before (None until :meth:`Lowerer.mark` places it); jumps to it are resolved at the end."""

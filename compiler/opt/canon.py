@@ -19,8 +19,7 @@ the value (the passes take a block for straight-line code: a label there is a jo
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, Binary, Call, Compare, Continue, DoWhile, For, If, Index, Loop, Name, \
     Num, Unary, While
 from ..incaq.checked import Seq, TailLoop

@@ -15,8 +15,7 @@ reads Y in between.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, Index, nodes
 from .ir import Kernel, Span, const_int, map_exprs_in, map_stmts, names_read, names_written, own_exprs, \
     stmts, with_blocks

@@ -16,8 +16,7 @@ the same a; a leaf cannot fault, so no fault moves.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, Binary, DoWhile, For, If, Index, Name, Num, While, nodes
 from ..incaq.checked import Seq, type_of
 from .ir import Kernel, map_expr, names_read, with_blocks

@@ -35,8 +35,7 @@ by ``n = n + 1``; P only assigns scalars that c and v do not read.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, Binary, Compare, For, If, Index, Name, Num, nodes
 from ..incaq.checked import IfExpr, Jump, Mark, Seq, Sym, type_of
 from .conditions import eager_safe, truth_bits

@@ -4,8 +4,7 @@ for 0 guards made safe (:func:`safe_divisions`). The vocabulary of the passes th
 (``ifconvert``, ``compact``, ``reduce``'s conditional sums)."""
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Binary, BoolOp, Compare, Expr, For, Not, Num
 from ..incaq.checked import Sym, type_of
 from .ir import Kernel, cannot_fault, const_int, map_expr, safe_divisor

@@ -13,8 +13,7 @@ for the version where its inner loop runs no time); the remarks were its stateme
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, Binary, Call, DoWhile, For, If, Index, Loop, Name, While, nodes
 from ..incaq.checked import Jump, Mark, Seq, TailLoop
 from .ir import Kernel, Span, affine, const_int, free_reads, names_read_in, names_written, own_exprs, \

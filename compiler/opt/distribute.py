@@ -38,8 +38,7 @@ Done only when the estimated time (:mod:`.estimate`) of the loops after ``interc
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, For, If, Index, Name, Num, nodes
 from ..incaq.checked import Sym
 from .estimate import cost

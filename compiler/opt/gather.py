@@ -28,8 +28,7 @@ estimated time (the scalar class costs and the vector rule of MODEL.md) is lower
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, For, Index, Name, Num, nodes
 from ..incaq.checked import Sym
 from .ir import Kernel, Span, affine, cannot_fault, const_int, is_plain, map_expr, names_read, \

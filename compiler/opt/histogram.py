@@ -22,8 +22,7 @@ adding 0.0 turns -0.0 into 0.0). Done only when the estimate after the loop pass
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, Binary, Call, Compare, For, Index, Name, Num, nodes
 from ..incaq.checked import type_of
 from .distribute import after_loop_passes

@@ -23,8 +23,7 @@ every store that was not there before is in bounds.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, If, IfExpr, Index, Name, Not, Num,
                          Unary, nodes)
 from ..incaq.checked import Seq, type_of

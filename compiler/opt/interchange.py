@@ -26,8 +26,7 @@ Two forms:
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, For, Index
 from .dependence import NotAffine, accesses_of, apart, conflict, distinct_stores, store_pairs
 from .estimate import cost

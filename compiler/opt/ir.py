@@ -15,10 +15,10 @@ expressions, substitution, folding of integer expressions.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
 from typing import Callable, Iterator
 
 from ...lang.diagnostics import Loc
+from ...lang.frozen import field, fields, frozen, is_record, record, replace
 from ..incaq.ast import (NOWHERE, Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile,
                          Expr, For, If, IfExpr, Index, Loop, Name, Not, Num, Unary, While, node_fields,
                          nodes)
@@ -27,7 +27,7 @@ from ..incaq.checked import Checked, Jump, Mark, Seq, Sym, TailLoop, type_of
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 
 
-@dataclass(frozen=True)
+@frozen
 class Span:
     """A vector index: ``length`` positions from ``start`` every ``step`` (INCA-A ``lo:hi:step``).
 
@@ -41,7 +41,7 @@ class Span:
     loc: Loc = field(default=NOWHERE, compare=False, repr=False)
 
 
-@dataclass
+@record
 class Kernel:
     """A kernel being optimised: its locations by name and its statements."""
 
@@ -105,7 +105,7 @@ def map_expr(e, fn: Callable, opaque: tuple[type, ...] = ()):
     changes = {}
     for name in names:
         v = getattr(e, name)
-        if hasattr(v, "__dataclass_fields__") or isinstance(v, tuple):
+        if is_record(v) or isinstance(v, tuple):
             nv = map_expr(v, fn, opaque)
             if nv is not v:
                 changes[name] = nv
@@ -465,7 +465,7 @@ def uses_outside_index(body, name: str, syms: dict[str, Sym] | None = None) -> b
                 stack.extend(ix for ix in n.indices if not isinstance(ix, Span) and affine(ix, syms) is None)
             if isinstance(n, (Index, Span)):
                 continue  # a use inside an index is an address, not a value
-            if hasattr(n, "__dataclass_fields__"):
+            if is_record(n):
                 for f in fields(n):
                     v = getattr(n, f.name)
                     stack.extend(v if isinstance(v, tuple) else (v,))

@@ -9,8 +9,7 @@ expression is evaluated in its own type either way).
 """
 from __future__ import annotations
 
-from dataclasses import fields, replace
-
+from ...lang.frozen import fields, is_record, replace
 from ..incaq.ast import (Assign, Binary, BoolOp, Call, Compare, For, IfExpr, Index, Name, Not, Num,
                          Unary, nodes)
 from ..incaq.checked import Seq, Sym, type_of
@@ -79,8 +78,8 @@ def _outermost(e, move):
             continue
         v = getattr(e, f.name)
         if isinstance(v, tuple):
-            nv = tuple(_outermost(x, move) if hasattr(x, "__dataclass_fields__") else x for x in v)
-        elif hasattr(v, "__dataclass_fields__"):
+            nv = tuple(_outermost(x, move) if is_record(x) else x for x in v)
+        elif is_record(v):
             nv = _outermost(v, move)
         else:
             continue

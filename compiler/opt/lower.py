@@ -18,8 +18,7 @@ outputs bit for bit.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ...lang.isa import lookup
 from ...lang.program import Affine, Imm, Instr, Ref, Slice
 from ..incaq.ast import (Assign, Binary, Call, Compare, DoWhile, For, If, Index, Loop, Name, Num, Unary,

@@ -6,10 +6,9 @@ asked (``incac --print-after PASS``) and collecting the passes' remarks (``--rem
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable
 
-from ...lang.frozen import frozen
+from ...lang.frozen import field, frozen, record
 from ..incaq.ast import DoWhile, For, While
 from ..incaq.checked import Checked
 from .argmax import argmax
@@ -68,7 +67,7 @@ class Level:
         raise ValueError(f"unknown optimisation level {text!r} (use 0, 1, 2 or fast)")
 
 
-@dataclass
+@record
 class Trace:
     """What a compilation shows besides its program: the IR after chosen passes, and remarks."""
 

@@ -18,8 +18,7 @@ own address is computed after its value).
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, Binary, Call, Compare, DoWhile, For, If, Index, Loop, Name, Num, \
     Unary, While, nodes
 from ..incaq.checked import Seq, TailLoop, type_of

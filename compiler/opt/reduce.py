@@ -20,10 +20,10 @@ tree or added in order, every accumulator at once.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import permutations
 from math import prod
 
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, Binary, BoolOp, Call, Compare, For, If, Index, Name, Not, Num
 from ..incaq.checked import Sym, type_of
 from .conditions import truth_bits

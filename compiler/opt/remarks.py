@@ -10,10 +10,9 @@ and a remark made twice is kept once (each of a loop's versions vectorises the s
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ...lang.diagnostics import Loc
-from ...lang.frozen import frozen
+from ...lang.frozen import field, frozen, record
 
 
 @frozen
@@ -31,7 +30,7 @@ class Remark:
         return f"{where}: {label}: [{self.pass_name}] {self.message}"
 
 
-@dataclass
+@record
 class Names:
     """What remarks know of names, shared by a compilation's passes (and their trials)."""
 
@@ -46,7 +45,7 @@ class Names:
     explained: set[tuple[str, Loc]] = field(default_factory=set)
 
 
-@dataclass
+@record
 class Remarks:
     """The remarks of one compilation, in the order the passes made them."""
 

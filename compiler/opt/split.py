@@ -20,8 +20,7 @@ loop's set-up).
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ...lang.isa import lookup, semantics
 from ..incaq.ast import BoolOp, Break, Compare, Continue, For, If, Not, Num
 from ..incaq.checked import Jump, Mark, TailLoop

@@ -17,8 +17,7 @@ product, more than one iteration saves, so a loop that runs once would be slower
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, Binary, Compare, For, If, Name, Num, nodes
 from ..incaq.checked import Sym
 from .ir import Kernel, const_int, is_plain, map_exprs_in, map_loops, map_stmts, names_read_in, \

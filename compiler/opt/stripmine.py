@@ -68,10 +68,8 @@ instructions.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ...lang.diagnostics import Loc
-from ...lang.frozen import frozen
+from ...lang.frozen import frozen, replace
 from ..incaq.ast import Assign, Binary, Call, Compare, For, If, Index, Name, Num
 from .estimate import LOOP_NS, cost
 from .ir import I64_MIN, Kernel, affine, assigned_before_read, const_int, free_reads, is_plain, \

@@ -15,11 +15,10 @@ as a condition ``ok`` under which the run does not fault.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import z3
 
 from ...lang.check import broadcast_map
+from ...lang.frozen import record
 from ...lang.program import Imm, Program, Ref, Slice, operand_shape
 
 F64 = z3.Float64()
@@ -39,7 +38,7 @@ class OutOfBudget(Exception):
 MAX_NESTED = 200
 
 
-@dataclass
+@record
 class State:
     mem: dict[str, list]  # base buffer -> its elements, row-major
     ok: object  # the condition under which nothing faulted so far

@@ -20,8 +20,7 @@ loops unrolls its two outer ones.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, Compare, For, If, Name, Num, nodes
 from .ir import Kernel, affine, const_int, is_plain, map_stmts_topdown, names_read, size, stmts, \
     substitute, wrap

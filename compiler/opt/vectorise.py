@@ -16,8 +16,7 @@ loop tags; a fixed index becomes a one-element span where broadcasting needs a s
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...lang.frozen import replace
 from ..incaq.ast import Assign, For, Index, Name, Num, nodes
 from ..incaq.checked import Sym, type_of
 from .dependence import NotAffine, accesses_of, conflict, store_pairs

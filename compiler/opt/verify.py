@@ -23,12 +23,12 @@ from __future__ import annotations
 import math
 import struct
 import time
-from dataclasses import dataclass, field
 
+from ...lang.frozen import field, frozen
 from ...lang.program import Program
 
 
-@dataclass(frozen=True)
+@frozen
 class Verdict:
     """``status`` is verified, bounded, counterexample or unknown; ``inputs`` the
     counterexample's."""
