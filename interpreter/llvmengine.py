@@ -9,7 +9,9 @@ tuple, which has written nothing; the reference then fires it, writing what it w
 fault and raising its own message. A run whose step budget runs out before the next check hands
 its last tuples to the reference as the python engine does.
 
-llvmlite is imported on first use only; without it the engine raises :class:`LLVMUnavailable`.
+LLVM is loaded on first use only, directly from llvmlite's library where :mod:`.llvmcapi` knows
+its functions (the object code loaded by :mod:`.elfload`), else through llvmlite.binding and MCJIT;
+without llvmlite the engine raises :class:`LLVMUnavailable`.
 A run is compiled in two tiers: first by SROA alone (the scalars out of memory into registers)
 and LLVM's -O2 code generation, without the rest of the pass pipeline (matrix multiplication:
 15 ms against 39 with the pipeline, and 13% slower to run), and, when the run goes on past
@@ -30,7 +32,7 @@ import time
 from array import array
 from collections import OrderedDict
 
-from . import objcache
+from . import llvmcapi, objcache
 from .blocks import Untranslatable, analyse, block_fires
 from .engine import Execution, LLVMUnavailable, arm, finish, off_end, prepare, run_fast
 from .engine import run as run_reference
@@ -75,6 +77,15 @@ def binding():
                                   f"install it with: pip install 'llvmlite>=0.43,<1'") from None
         _llvm["llvm"] = llvm
     return _llvm["llvm"]
+
+
+def load_llvm() -> None:
+    """Load LLVM, directly (:mod:`.llvmcapi`) or through llvmlite.binding; raises LLVMUnavailable
+    when llvmlite cannot be loaded."""
+    try:
+        llvmcapi.load()
+    except llvmcapi.Unavailable:
+        binding()
 
 
 def _target_machine(level: int):
@@ -134,10 +145,22 @@ def compiled(ir: str, level: int, full: bool) -> bool:
     return (ir, level, full) in _cache or objcache.has(ir, level, full)
 
 
-def _compile(ir: str, level: int, full: bool) -> tuple[Jitted, bytes | None]:
-    """Compile with LLVM; the object code too, when MCJIT made one object."""
-    from .elfload import undefined_symbols
+def _compile(ir: str, level: int, full: bool):
+    """Compile with LLVM: the code and its object code (None when MCJIT made other than one
+    object). Through :mod:`.llvmcapi` when it can (no llvmlite.binding; the object loaded by
+    :mod:`.elfload`), else through llvmlite.binding and MCJIT."""
+    from .elfload import Unloadable, load, undefined_symbols
 
+    try:
+        optimised, obj = llvmcapi.compile(ir, level, full)
+    except llvmcapi.Unavailable:
+        pass
+    else:
+        _refuse_wide_division(optimised)
+        try:
+            return load(obj), obj
+        except (Unloadable, OSError):  # (MCJIT compiles it again, and names a missing symbol)
+            pass
     llvm = binding()
     tm = _target_machine(level)
     mod = llvm.parse_assembly(ir)
@@ -153,10 +176,7 @@ def _compile(ir: str, level: int, full: bool) -> tuple[Jitted, bytes | None]:
         for f in mod.functions:
             if not f.is_declaration:
                 fpm.run(f, pb)
-    optimised = str(mod)
-    wide = re.search(_WIDE_DIVISION, optimised)
-    if wide:  # lowered to a libgcc call whatever this process provides: refuse it outright
-        raise UnresolvedSymbol(f"the optimised code has a wide division ({wide.group(0)})")
+    _refuse_wide_division(str(mod))
     objects: list[bytes] = []
     ee = llvm.create_mcjit_compiler(mod, tm)
     ee.set_object_cache(lambda _m, data: objects.append(bytes(data)), lambda _m: None)
@@ -166,6 +186,14 @@ def _compile(ir: str, level: int, full: bool) -> tuple[Jitted, bytes | None]:
         raise UnresolvedSymbol(f"the compiled code calls {', '.join(sorted(set(missing)))}, "
                                f"which this process does not provide")
     return Jitted(ee), objects[0] if len(objects) == 1 else None
+
+
+def _refuse_wide_division(optimised: str) -> None:
+    """A division wider than 128 bits is lowered to a libgcc call whatever this process provides:
+    refuse it outright."""
+    wide = re.search(_WIDE_DIVISION, optimised)
+    if wide:
+        raise UnresolvedSymbol(f"the optimised code has a wide division ({wide.group(0)})")
 
 
 def kernel_function(address: int, storages: int):
@@ -233,8 +261,8 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     run's first steps, and the counter is on a header of the blocks found from the run's start;
     ``translation``: what :func:`ready` made of them."""
     start = time.perf_counter()
-    if not objcache.enabled():  # (with it, llvmlite is loaded only when a function is compiled)
-        binding()
+    if not objcache.enabled():  # (with it, LLVM is loaded only when a function is compiled)
+        load_llvm()
     try:
         armed, cfg = (arm(nic, counter), None) if planned is None else planned
         cfg = analyse(armed, counter.value) if cfg is None else cfg

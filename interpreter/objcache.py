@@ -22,7 +22,8 @@ import os
 import sys
 from contextlib import contextmanager
 from functools import lru_cache
-from importlib.util import find_spec
+
+from . import llvmcapi
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -88,24 +89,15 @@ def host() -> str | None:
     used (not x86-64 Linux, no llvmlite, no CPU description)."""
     if sys.platform != "linux" or os.uname().machine != "x86_64":
         return None
-    spec = find_spec("llvmlite")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    library = None
-    for location in spec.submodule_search_locations:
-        binding = os.path.join(location, "binding")
-        try:
-            names = sorted(n for n in os.listdir(binding) if n.startswith("libllvmlite"))
-        except OSError:
-            continue
-        if names:
-            st = os.stat(os.path.join(binding, names[0]))
-            library = f"{names[0]} {st.st_size} {st.st_mtime_ns}"
-            break
+    path = llvmcapi.library()
     cpu = _cpu()
-    if library is None or cpu is None:
+    if path is None or cpu is None:
         return None
-    return f"{cpu}\n{library}"
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return f"{cpu}\n{os.path.basename(path)} {st.st_size} {st.st_mtime_ns}"
 
 
 def _cpu() -> str | None:

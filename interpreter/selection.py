@@ -20,6 +20,7 @@ import sys
 import time
 from importlib.util import find_spec
 
+from . import llvmcapi
 from .engine import (Execution, LLVMUnavailable, Prepared, finish, fires_by_tuple, off_end, prepare,
                      run_fast, run_some)
 from .nic import NIC, CountingEvent
@@ -33,10 +34,12 @@ STEPS_PER_TUPLE = 160
 
 
 #: The llvm engine's fixed cost, in python engine steps (one step is about 0.08 us on matrix
-#: multiplication): loading llvmlite, about 35 ms once per process, and compiling its first tier
-#: (SROA and LLVM's code generation, without the rest of the pass pipeline: see llvmengine), about
-#: 10-15 ms for a kernel and 0.3-0.8 ms more per armed tuple (bench_engines.py's phases).
+#: multiplication): loading LLVM once per process, about 35 ms through llvmlite.binding and 7-9
+#: ms for llvmlite's library alone (llvmcapi, where it knows the release), and compiling its first
+#: tier (SROA and LLVM's code generation, without the rest of the pass pipeline: see llvmengine),
+#: about 10-15 ms for a kernel and 0.3-0.8 ms more per armed tuple (bench_engines.py's phases).
 LLVM_LOAD_STEPS = 450_000
+LLVM_LIBRARY_LOAD_STEPS = 100_000
 LLVM_MIN_STEPS = 125_000
 LLVM_STEPS_PER_TUPLE = 5_000
 
@@ -55,11 +58,12 @@ def budget(size: int) -> int:
 def llvm_budget(size: int) -> int | None:
     """Python engine steps before a run goes on in the llvm engine (None: llvmlite is missing):
     its compilation, and its loading unless this process has loaded it already."""
-    if "llvmlite.binding" in sys.modules:
+    if "llvmlite.binding" in sys.modules or llvmcapi.loaded():
         return LLVM_MIN_STEPS + LLVM_STEPS_PER_TUPLE * size
     if not find_spec("llvmlite"):
         return None
-    return LLVM_LOAD_STEPS + LLVM_MIN_STEPS + LLVM_STEPS_PER_TUPLE * size
+    load = LLVM_LIBRARY_LOAD_STEPS if llvmcapi.known() else LLVM_LOAD_STEPS
+    return load + LLVM_MIN_STEPS + LLVM_STEPS_PER_TUPLE * size
 
 
 def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,

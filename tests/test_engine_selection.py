@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from engine_fuzz import PROFILE, _bits, outcome, programs
 from inca.compiler.assembler import assemble_text
 from inca.compiler.printer import print_program
-from inca.interpreter import engine, selection
+from inca.interpreter import engine, llvmcapi, selection
 from inca.interpreter.inputs import gather_inputs
 from inca.interpreter.engine import RuntimeFault
 from inca.interpreter.loader import execute
@@ -101,6 +101,7 @@ def test_a_short_run_stays_on_the_reference_and_a_long_one_is_handed_over(nothin
 def test_a_run_longer_than_llvm_s_cost_goes_on_in_the_llvm_engine(monkeypatch, nothing_compiled):
     pytest.importorskip("llvmlite")
     monkeypatch.setattr(selection, "LLVM_LOAD_STEPS", 0)
+    monkeypatch.setattr(selection, "LLVM_LIBRARY_LOAD_STEPS", 0)
     monkeypatch.setattr(selection, "LLVM_MIN_STEPS", 20_000)
     monkeypatch.setattr(selection, "LLVM_STEPS_PER_TUPLE", 0)
     tp, inputs = _matmul(24, 24)
@@ -139,16 +140,25 @@ def test_a_run_whose_machine_code_is_ready_goes_on_in_the_llvm_engine_at_once(no
 
 def test_without_llvmlite_a_long_run_stays_on_the_python_engine(monkeypatch):
     monkeypatch.delitem(sys.modules, "llvmlite.binding", raising=False)
+    monkeypatch.setattr(llvmcapi, "_state", {})
     monkeypatch.setattr(selection, "find_spec", lambda name: None)
     assert selection.llvm_budget(10) is None
 
 
-def test_llvm_s_budget_leaves_out_loading_it_once_it_is_loaded(monkeypatch):
+@pytest.mark.parametrize("direct", [True, False])
+def test_llvm_s_budget_leaves_out_loading_it_once_it_is_loaded(monkeypatch, direct):
+    # loading llvmlite's library alone (llvmcapi knows this release) costs less than its binding
     monkeypatch.setattr(selection, "find_spec", lambda name: object())
     monkeypatch.delitem(sys.modules, "llvmlite.binding", raising=False)
+    monkeypatch.setattr(llvmcapi, "_state", {})
+    monkeypatch.setattr(llvmcapi, "known", lambda: direct)
     cold = selection.llvm_budget(10)
-    monkeypatch.setitem(sys.modules, "llvmlite.binding", object())
-    assert cold - selection.llvm_budget(10) == selection.LLVM_LOAD_STEPS
+    if direct:
+        monkeypatch.setitem(llvmcapi._state, "lib", object())
+    else:
+        monkeypatch.setitem(sys.modules, "llvmlite.binding", object())
+    assert cold - selection.llvm_budget(10) == (selection.LLVM_LIBRARY_LOAD_STEPS if direct
+                                                else selection.LLVM_LOAD_STEPS)
 
 
 def test_the_budget_grows_with_the_program():

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from inca.interpreter import cli, cpu, llvmengine, objcache
+from inca.interpreter import cli, cpu, llvmcapi, llvmengine, objcache
 from inca.interpreter.loader import execute
 from inca.interpreter.profiles import load_profile
 from inca.lang.diagnostics import EXIT_USAGE
@@ -73,6 +73,7 @@ def test_code_calling_a_symbol_the_process_lacks_is_refused():
 
 def test_without_llvmlite_the_llvm_engine_fails_with_one_line(monkeypatch):
     monkeypatch.setattr(llvmengine, "_llvm", {})
+    monkeypatch.setattr(llvmcapi, "_state", {})
     monkeypatch.setattr(objcache, "host", lambda: None)  # what it finds without llvmlite
     monkeypatch.setitem(sys.modules, "llvmlite", None)  # what a failed import leaves
     monkeypatch.setitem(sys.modules, "llvmlite.binding", None)

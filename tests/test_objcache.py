@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from engine_fuzz import outcome, programs
 from inca.compiler.frontend import Options, load_tuples
 from inca.compiler.printer import print_program
-from inca.interpreter import cli, elfload, engine, llvmengine, objcache
+from inca.interpreter import cli, elfload, engine, llvmcapi, llvmengine, objcache
 from inca.interpreter.inputs import gather_inputs
 
 pytest.importorskip("llvmlite")
@@ -309,6 +309,7 @@ def test_off_stores_nothing(folder, monkeypatch):
 
 
 def test_a_run_from_the_cache_imports_no_llvmlite(tmp_path):
+    # (the run that compiles imports llvmlite's package, for its version, and calls its library)
     kernel = str(ROOT / "examples" / "kernels" / "dot-product.incaq")
     script = ("import sys\nfrom inca.interpreter import cli\n"
               f"code = cli.main(['run', {kernel!r}, '--payload', '8192', '--seed', '1', '--engine', 'llvm'])\n"
@@ -343,7 +344,7 @@ def test_inca_report_no_cache_stores_no_object_and_cache_dir_keeps_them(tmp_path
 
 
 def test_without_llvmlite_there_is_no_cache(monkeypatch):
-    monkeypatch.setattr(objcache, "find_spec", lambda name: None)
+    monkeypatch.setattr(llvmcapi, "find_spec", lambda name: None)
     objcache.host.cache_clear()
     try:
         assert objcache.host() is None and not objcache.enabled()
