@@ -36,7 +36,7 @@ setup(
                   "inca.interpreter": ["paper_figures/*"]},
     # llvmlite: the llvm engine and the CPU baseline, imported only when they run
     install_requires=["lark>=1.1.9,<2", "prompt_toolkit>=3.0.36,<4", "z3-solver>=4.12,<5",
-                      "llvmlite>=0.43,<1"],
+                      "llvmlite>=0.45,<1"],
     extras_require={
         # matplotlib is here so the test suite exercises `inca report --plot` too: without it that
         # test skips and the plotting code would go unrun in CI (its wheels need no compiler)

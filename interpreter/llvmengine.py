@@ -64,6 +64,12 @@ class UnresolvedSymbol(Exception):
     """The compiled code calls a symbol this process does not provide."""
 
 
+#: The oldest llvmlite the engine runs on: 0.44 has no SROA pass to add, and its LLVM reads no
+#: opaque pointers (the IR's ``ptr``).
+OLDEST_LLVMLITE = (0, 45)
+_INSTALL = "install it with: pip install 'llvmlite>=0.45,<1'"
+
+
 def binding():
     """llvmlite's binding, initialised for the host (imported here, on first use)."""
     if "llvm" not in _llvm:
@@ -74,7 +80,13 @@ def binding():
             llvm.initialize_native_asmprinter()
         except (ImportError, OSError, RuntimeError) as e:
             raise LLVMUnavailable(f"the llvm engine needs llvmlite, which cannot be loaded ({e}); "
-                                  f"install it with: pip install 'llvmlite>=0.43,<1'") from None
+                                  f"{_INSTALL}") from None
+        import llvmlite
+
+        version = getattr(llvmlite, "__version__", "")
+        if tuple(int(p) for p in re.findall(r"\d+", version)[:2]) < OLDEST_LLVMLITE:
+            raise LLVMUnavailable(f"the llvm engine needs llvmlite 0.45 or newer, not {version}; "
+                                  f"{_INSTALL}")
         _llvm["llvm"] = llvm
     return _llvm["llvm"]
 

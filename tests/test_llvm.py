@@ -117,3 +117,12 @@ def test_the_cpu_timing_loop_resets_the_buffers_and_calls_the_kernel_once_a_pass
         repeat(7, call, None, None, 0, table(*(a.buffer_info()[0] for a in work)),
                table(*(a.buffer_info()[0] for a in pristine)), table(8, 0))
         assert [a[0] for a in work] == after
+
+
+def test_an_llvmlite_older_than_0_45_is_refused_with_one_line(monkeypatch):
+    import llvmlite
+
+    monkeypatch.setattr(llvmengine, "_llvm", {})
+    monkeypatch.setattr(llvmlite, "__version__", "0.44.0")
+    with pytest.raises(llvmengine.LLVMUnavailable, match=r"needs llvmlite 0\.45 or newer, not 0\.44\.0"):
+        llvmengine.binding()
