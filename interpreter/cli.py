@@ -7,7 +7,6 @@ imported inside the handlers so ``inca --version`` stays instant.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from ..compiler.cmdline import Formatter, parse_command_line
@@ -239,6 +238,8 @@ def cmd_run(args) -> int:
         }
         if cpu is not None:
             doc["cpu"] = cpu_json(cpu)
+        import json
+
         print(json.dumps(doc))
         return EXIT_OK
     missing = [b.name for b in tp.buffers if b.role in ("input", "inout") and b.name not in inputs]

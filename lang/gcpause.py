@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import gc
-import threading
+from _thread import allocate_lock  # (threading's Lock, without importing threading)
 
 
 class _Pause:
@@ -24,7 +24,7 @@ class _Pause:
     def __init__(self) -> None:
         self.depth = 0
         self.resume = False
-        self.lock = threading.Lock()
+        self.lock = allocate_lock()
 
     def begin(self) -> None:
         lock = self.lock

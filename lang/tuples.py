@@ -8,7 +8,6 @@ load. Loading accepts exactly the programs the assembler can produce: a file is 
 """
 from __future__ import annotations
 
-import json
 import math
 
 from .isa import Update
@@ -72,6 +71,8 @@ def to_json(tp: TupleProgram) -> str:
     ``"FILE:LINE:COL-END"`` (``-END`` absent when unknown), FILE an index into ``files``. Strings
     rather than lists of numbers keep a tuple on one short line and quick to load.
     """
+    import json  # (here: a run that writes no JSON does not import it)
+
     files: dict[str, int] = {}
     rows = []
     for t in tp.tuples:

@@ -9,7 +9,6 @@ very file being read.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable
@@ -113,6 +112,8 @@ def parse_json(text: str, path: str):
     if _json_depth(text) > MAX_JSON_DEPTH:
         raise _fail(path, f"not valid JSON data: nested more than {MAX_JSON_DEPTH} levels "
                           f"deep (line {_too_deep_line(text)})")
+    import json  # (here: a run that reads no JSON does not import it)
+
     try:
         return json.loads(text, parse_int=_json_number_int, parse_float=_json_number_float)
     except json.JSONDecodeError as e:

@@ -138,9 +138,10 @@ def test_the_repl_reaches_the_incaq_compiler_through_its_incremental_interface_o
 def test_running_a_short_kernel_leaves_the_heavy_modules_unimported():
     # the start of every command: a valid kernel parses on the fast path (no lark), a short run
     # stays on the reference (no code generator, no llvmlite), a preset profile needs no TOML,
-    # records are made without dataclasses (with inspect, 6-7 ms of every start)
+    # records are made without dataclasses (with inspect, 6-7 ms of every start), and json and
+    # threading are imported only where used (about 2 ms)
     heavy = ("lark", "llvmlite", "inca.interpreter.pygen", "inca.interpreter.llvmgen", "tomllib",
-             "concurrent.futures.process", "z3", "dataclasses", "inspect")
+             "concurrent.futures.process", "z3", "dataclasses", "inspect", "json", "threading")
     for kernel in (ROOT / "examples" / "kernels" / "dot-product.incaq",
                    ROOT / "examples" / "asm" / "dot-product.incaa"):
         code = (f"import sys\nfrom inca.interpreter import cli\n"
