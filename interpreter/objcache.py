@@ -177,13 +177,14 @@ def store(ir: str, level: int, full: bool, obj: bytes, name: str) -> None:
         elfload.load(obj).address(name)
     except (elfload.Unloadable, OSError):
         return
-    import tempfile
-
     k = key(ir, level, full)
     where = folder()
     try:
         os.makedirs(where, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=where)
+        # a new file of this process's own (as tempfile.mkstemp makes, without importing tempfile
+        # and shutil: 2.4 ms of a first run)
+        tmp = os.path.join(where, f".tmp-{os.getpid()}-{os.urandom(8).hex()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(f"{FORMAT} {k} {_check(obj)}\n".encode() + obj)

@@ -105,13 +105,15 @@ def test_every_example_compiles_to_what_llvmlite_and_mcjit_make(path):
 
 
 def test_a_compilation_imports_no_llvmlite_binding(tmp_path):
+    # nor tempfile (with shutil) to store the object
     kernel = str(ROOT / "examples" / "kernels" / "matrix-multiplication.incaq")
     script = ("import sys\nfrom inca.interpreter import cli\n"
               f"code = cli.main(['run', {kernel!r}, '--payload', '8192', '--seed', '1', '--engine', 'llvm'])\n"
-              "print(code, 'llvmlite.binding' in sys.modules)\n")
-    env = dict(os.environ, **{objcache.VARIABLE: "off"})
+              "print(code, [m for m in ('llvmlite.binding', 'tempfile') if m in sys.modules])\n")
+    env = dict(os.environ, **{objcache.VARIABLE: str(tmp_path)})
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
-    assert out.stdout.splitlines()[-1] == "0 False", out.stderr
+    assert out.stdout.splitlines()[-1] == "0 []", out.stderr
+    assert len(list(tmp_path.glob("*.o"))) == 1
 
 
 @pytest.mark.parametrize("ir, says", [
