@@ -201,8 +201,8 @@ def _compile(ir: str, level: int, full: bool):
 
 
 def _refuse_wide_division(optimised: str) -> None:
-    """A division wider than 128 bits is lowered to a libgcc call whatever this process provides:
-    refuse it outright."""
+    """A division of 128 bits or more is lowered to a libgcc call whatever this process
+    provides: refuse it outright."""
     wide = re.search(_WIDE_DIVISION, optimised)
     if wide:
         raise UnresolvedSymbol(f"the optimised code has a wide division ({wide.group(0)})")
