@@ -174,6 +174,20 @@ def _compile(ir: str, level: int, full: bool):
         except (Unloadable, OSError):  # (MCJIT compiles it again, and names a missing symbol)
             pass
     llvm = binding()
+    ee, optimised, objects = through_binding(ir, level, full)
+    _refuse_wide_division(optimised)
+    missing = [s for obj in objects for s in undefined_symbols(obj) if not llvm.address_of_symbol(s)]
+    if missing:
+        raise UnresolvedSymbol(f"the compiled code calls {', '.join(sorted(set(missing)))}, "
+                               f"which this process does not provide")
+    return Jitted(ee), objects[0] if len(objects) == 1 else None
+
+
+def through_binding(ir: str, level: int, full: bool):
+    """``ir`` compiled through llvmlite.binding and MCJIT (as :func:`_compile` says): its
+    execution engine, the optimised IR (before code generation, which changes the module) and
+    the object files MCJIT made."""
+    llvm = binding()
     tm = _target_machine(level)
     mod = llvm.parse_assembly(ir)
     mod.triple = tm.triple
@@ -188,16 +202,12 @@ def _compile(ir: str, level: int, full: bool):
         for f in mod.functions:
             if not f.is_declaration:
                 fpm.run(f, pb)
-    _refuse_wide_division(str(mod))
+    optimised = str(mod)
     objects: list[bytes] = []
     ee = llvm.create_mcjit_compiler(mod, tm)
     ee.set_object_cache(lambda _m, data: objects.append(bytes(data)), lambda _m: None)
     ee.finalize_object()
-    missing = [s for obj in objects for s in undefined_symbols(obj) if not llvm.address_of_symbol(s)]
-    if missing:
-        raise UnresolvedSymbol(f"the compiled code calls {', '.join(sorted(set(missing)))}, "
-                               f"which this process does not provide")
-    return Jitted(ee), objects[0] if len(objects) == 1 else None
+    return ee, optimised, objects
 
 
 def _refuse_wide_division(optimised: str) -> None:

@@ -4,16 +4,13 @@
 * every example kernel, at each LLVM level and tier, compiles to the same optimised IR and the
   same object bytes as through llvmlite.binding and MCJIT (random tuple programs: the engine
   tests, which now compile through it);
-* a compilation imports no llvmlite.binding; another llvmlite release, IR that does not parse or
-  verify, and a platform elfload does not serve are Unavailable, and the engine then compiles
-  through llvmlite.binding with the same results.
+* another llvmlite release, IR that does not parse or verify, and a platform elfload does not
+  serve are Unavailable, and the engine then compiles through llvmlite.binding with the same
+  results (that a compiling run imports no llvmlite.binding: ``tests/test_objcache.py``).
 """
 from __future__ import annotations
 
 import ctypes
-import os
-import subprocess
-import sys
 from collections import OrderedDict
 from pathlib import Path
 
@@ -74,46 +71,12 @@ def _ir(path: Path) -> str:
     return llvmengine.translate(nic, armed, analyse(armed, pc.value)).ir
 
 
-def _through_llvmlite(ir: str, level: int, full: bool) -> tuple[str, bytes]:
-    llvm = llvmengine.binding()
-    tm = llvmengine._target_machine(level)
-    mod = llvm.parse_assembly(ir)
-    mod.triple = tm.triple
-    mod.data_layout = str(tm.target_data)
-    pb = llvm.create_pass_builder(tm, llvm.PipelineTuningOptions(speed_level=level))
-    if full:
-        pb.getModulePassManager().run(mod, pb)
-    else:
-        fpm = llvm.create_new_function_pass_manager()
-        fpm.add_sroa_pass()
-        for f in mod.functions:
-            if not f.is_declaration:
-                fpm.run(f, pb)
-    optimised = str(mod)  # (before code generation, which changes the module)
-    objects: list[bytes] = []
-    ee = llvm.create_mcjit_compiler(mod, tm)
-    ee.set_object_cache(lambda _m, data: objects.append(bytes(data)), lambda _m: None)
-    ee.finalize_object()
-    return optimised, objects[0]
-
-
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_every_example_compiles_to_what_llvmlite_and_mcjit_make(path):
     ir = _ir(path)
     for level, full in ((2, False), (2, True), (0, True)):
-        assert llvmcapi.compile(ir, level, full) == _through_llvmlite(ir, level, full), (level, full)
-
-
-def test_a_compilation_imports_no_llvmlite_binding(tmp_path):
-    # nor tempfile (with shutil) to store the object
-    kernel = str(ROOT / "examples" / "kernels" / "matrix-multiplication.incaq")
-    script = ("import sys\nfrom inca.interpreter import cli\n"
-              f"code = cli.main(['run', {kernel!r}, '--payload', '8192', '--seed', '1', '--engine', 'llvm'])\n"
-              "print(code, [m for m in ('llvmlite.binding', 'tempfile') if m in sys.modules])\n")
-    env = dict(os.environ, **{objcache.VARIABLE: str(tmp_path)})
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
-    assert out.stdout.splitlines()[-1] == "0 []", out.stderr
-    assert len(list(tmp_path.glob("*.o"))) == 1
+        _, optimised, objects = llvmengine.through_binding(ir, level, full)
+        assert llvmcapi.compile(ir, level, full) == (optimised, objects[0]), (level, full)
 
 
 @pytest.mark.parametrize("ir, says", [
