@@ -104,9 +104,7 @@ def replace(obj: T, /, **changes: object) -> T:
 def frozen(cls: T) -> T:
     """``@dataclass(frozen=True, slots=True)``, made as the module says (same signature, same
     methods unless the class defines its own, as the dataclass would leave them)."""
-    own = set(cls.__dict__)
-    if "__eq__" in own and cls.__dict__.get("__hash__", 0) is None:
-        own.discard("__hash__")  # Python's own None for a class that defines only __eq__
+    own = _own(cls)
     fs = _fields_of(cls, "frozen")
     names = tuple(f.name for f in fs)
     body = dict(cls.__dict__)
@@ -138,9 +136,7 @@ def record(cls: T | None = None, /, *, eq: bool = True):
     fields; as the dataclass, it is then unhashable unless it defines ``__hash__``."""
     if cls is None:
         return lambda c: record(c, eq=eq)
-    own = set(cls.__dict__)
-    if "__eq__" in own and cls.__dict__.get("__hash__", 0) is None:
-        own.discard("__hash__")
+    own = _own(cls)
     fs = _fields_of(cls, "record")
     for f in fs:  # the class attributes the dataclass leaves: the defaults
         if f.default is not MISSING:
@@ -155,6 +151,15 @@ def record(cls: T | None = None, /, *, eq: bool = True):
         cls.__hash__ = None
     cls.__record_params__ = (eq, False)
     return cls
+
+
+def _own(cls: type) -> set[str]:
+    """The names the class defines itself (not ``__hash__`` when it is the None Python sets for
+    a class that defines only ``__eq__``)."""
+    own = set(cls.__dict__)
+    if "__eq__" in own and cls.__dict__.get("__hash__", 0) is None:
+        own.discard("__hash__")
+    return own
 
 
 def _fields_of(cls: type, how: str) -> tuple[Field, ...]:
