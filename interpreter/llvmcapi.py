@@ -9,9 +9,10 @@ them, and the object file LLVM emits (the bytes MCJIT would make of the same mod
 compares them) is loaded by :mod:`.elfload`.
 
 A library's functions carry no signature to check at run time, so this is used only with the
-llvmlite releases whose binding declares every one of these functions exactly so
-(:data:`VERSIONS`, checked against each release's sources: from 0.44 to 0.47 one of them took one
-more argument), and only where :mod:`.elfload` works (x86-64 Linux). Anywhere else, or when
+llvmlite releases whose binding declares every one of these functions as here (:data:`VERSIONS`,
+checked against each release's sources from 0.43 on: from 0.45 to 0.47 the pipeline builder takes
+a size level too, which is 0; 0.44 also differs in another), and only where :mod:`.elfload` works
+(x86-64 Linux). Anywhere else, or when
 anything here fails, :func:`compile` raises :class:`Unavailable` and the engine goes through
 ``llvmlite.binding`` as before.
 """
@@ -21,7 +22,9 @@ import os
 import sys
 from importlib.util import find_spec
 
-VERSIONS = frozenset({"0.48.0", "0.49.0", "0.50.0"})
+#: release -> whether its pipeline builder takes a size level after the speed level
+VERSIONS = {"0.45.0": True, "0.45.1": True, "0.46.0": True, "0.47.0": True,
+            "0.48.0": False, "0.49.0": False, "0.50.0": False}
 
 _state: dict = {}  # "lib": the library with its functions declared; "tm": a target machine per level
 
@@ -86,6 +89,9 @@ def _declare():
     path = library()
     if path is None:
         raise Unavailable("llvmlite's library is not installed")
+    import llvmlite
+
+    _state["size level"] = (0,) if VERSIONS[llvmlite.__version__] else ()
     import ctypes
     from ctypes import POINTER, c_bool, c_char_p, c_int, c_size_t, c_void_p
 
@@ -108,7 +114,7 @@ def _declare():
             ("PrintModuleToString", None, ref, out), ("DisposeString", None, c_void_p),
             ("CreatePipelineTuningOptions", ref), ("DisposePipelineTuningOptions", None, ref),
             ("CreatePassBuilder", ref, ref, ref), ("DisposePassBuilder", None, ref),
-            ("buildPerModuleDefaultPipeline", ref, ref, c_int),
+            ("buildPerModuleDefaultPipeline", ref, ref, c_int, *[c_int] * len(_state["size level"])),
             ("RunNewModulePassManager", None, ref, ref, ref),
             ("DisposeNewModulePassManger", None, ref),  # (sic)
             ("CreateNewFunctionPassManager", ref), ("function_AddSROAPass", None, ref),
@@ -190,7 +196,7 @@ def compile(ir: str, level: int, full: bool) -> tuple[str, bytes]:
         builder = lib.LLVMPY_CreatePassBuilder(tm, options)
         try:
             if full:
-                passes = lib.LLVMPY_buildPerModuleDefaultPipeline(builder, level)
+                passes = lib.LLVMPY_buildPerModuleDefaultPipeline(builder, level, *_state["size level"])
                 lib.LLVMPY_RunNewModulePassManager(passes, module, builder)
                 lib.LLVMPY_DisposeNewModulePassManger(passes)
             else:
