@@ -6,6 +6,7 @@ each input in-process under a time and memory bound: no exit 70, no traceback, n
 """
 from __future__ import annotations
 
+import signal
 import threading
 import warnings
 
@@ -59,6 +60,23 @@ def test_a_worker_that_timed_out_is_not_sent_another_input_as_it_ends():
                                   real_every=0))
     assert sum(tally.inputs.values()) == 8 and any("timeout" in key for key in tally.findings)
     assert not any("worker died" in key for key in tally.findings), tally.findings
+
+
+def test_an_alarm_handled_after_the_case_is_disarmed_is_ignored():
+    # Python runs a signal's handler at its next check, which may come after _disarm returned,
+    # in the worker's loop outside the case's try: the handler must not raise Hang there
+    from fuzz import campaign
+
+    saved = signal.signal(signal.SIGALRM, campaign._alarm)
+    try:
+        campaign._arm(60.0)
+        with pytest.raises(campaign.Hang):
+            campaign._alarm(signal.SIGALRM, None)  # the case's own timeout
+        campaign._disarm()
+        campaign._alarm(signal.SIGALRM, None)  # (late: ignored)
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    finally:
+        signal.signal(signal.SIGALRM, saved)
 
 
 def test_confine_keeps_every_path_inside_the_workspace(tmp_path):

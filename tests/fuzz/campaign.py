@@ -65,16 +65,30 @@ class Tally:
             self.findings.setdefault(f"[{target}] {outcome.finding}", []).append((target, index))
 
 
+_armed = False  # whether an alarm now is the running case's timeout
+
+
 def _alarm(signum, frame) -> None:
-    raise Hang()
+    if _armed:
+        raise Hang()
+
+
+def _arm(seconds: float) -> None:
+    global _armed
+    _armed = True
+    signal.setitimer(signal.ITIMER_REAL, seconds)
 
 
 def _disarm() -> None:
     """Stop the alarm. It may go off as it is being stopped, once the case has ended at the very
     end of its budget: that Hang is the one the case had left, and is dropped (it ended the
-    worker, which a test with a budget of 1 ms found on a fresh clone)."""
+    worker, which a test with a budget of 1 ms found on a fresh clone). Python may also run the
+    handler of a signal that came during ``setitimer`` only after this returns, in the worker's
+    loop: disarmed first, the handler then ignores it."""
+    global _armed
     while True:
         try:
+            _armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             return
         except Hang:
@@ -94,7 +108,7 @@ def _worker(conn: Connection, ws: Workspace, corp: Corpus, cfg: Settings) -> Non
         start = time.perf_counter()
         case = make_case(corp, ws, target, cfg.seed, index)
         try:  # (armed inside: an alarm before the try would end the worker)
-            signal.setitimer(signal.ITIMER_REAL, cfg.budget_s)
+            _arm(cfg.budget_s)
             outcome = run_case(case, ws)
         except Hang:
             outcome = Outcome([], signature(traceback.format_exc(), "timeout"),
