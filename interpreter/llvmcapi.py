@@ -12,9 +12,8 @@ A library's functions carry no signature to check at run time, so this is used o
 llvmlite releases whose binding declares every one of these functions as here (:data:`VERSIONS`,
 checked against each release's sources from 0.43 on: from 0.45 to 0.47 the pipeline builder takes
 a size level too, which is 0; 0.44 also differs in another), and only where :mod:`.elfload` works
-(x86-64 Linux). Anywhere else, or when
-anything here fails, :func:`compile` raises :class:`Unavailable` and the engine goes through
-``llvmlite.binding`` as before.
+(:func:`elf_host`). Anywhere else, or when anything here fails, :func:`compile` raises
+:class:`Unavailable` and the engine goes through ``llvmlite.binding`` as before.
 """
 from __future__ import annotations
 
@@ -49,6 +48,11 @@ def library() -> str | None:
     return None
 
 
+def elf_host() -> bool:
+    """Whether :mod:`.elfload` loads this machine's object files (x86-64 Linux)."""
+    return sys.platform == "linux" and os.uname().machine == "x86_64"
+
+
 def loaded() -> bool:
     """Whether this process has loaded the library already."""
     return _state.get("lib") is not None
@@ -57,7 +61,7 @@ def loaded() -> bool:
 def known() -> bool:
     """Whether the library would be used here (platform and llvmlite release; without loading
     it)."""
-    if sys.platform != "linux" or os.uname().machine != "x86_64":
+    if not elf_host():
         return False
     try:
         import llvmlite

@@ -144,8 +144,8 @@ def compile_ir(ir: str, level: int = OPT_LEVEL, name: str = "kernel", full: bool
     if entry is None:
         code, obj = _compile(ir, level, full)
         entry = (code, code.address(name))
-        if obj is not None:
-            objcache.store(ir, level, full, obj, name)
+        if obj is not None:  # (code not Jitted: elfload placed obj, and it defines name)
+            objcache.store(ir, level, full, obj, name, placed=not isinstance(code, Jitted))
     _cache[key] = entry
     if len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)

@@ -19,7 +19,6 @@ environment (``inca report --no-cache`` sets it for its own run), every run comp
 from __future__ import annotations
 
 import os
-import sys
 from contextlib import contextmanager
 from functools import lru_cache
 
@@ -87,7 +86,7 @@ def enabled() -> bool:
 def host() -> str | None:
     """This machine's CPU and installed LLVM as text for the key; None where the cache is not
     used (not x86-64 Linux, no llvmlite, no CPU description)."""
-    if sys.platform != "linux" or os.uname().machine != "x86_64":
+    if not llvmcapi.elf_host():
         return None
     path = llvmcapi.library()
     cpu = _cpu()
@@ -166,17 +165,19 @@ def lookup(ir: str, level: int, full: bool) -> Image | None:
     return image
 
 
-def store(ir: str, level: int, full: bool, obj: bytes, name: str) -> None:
+def store(ir: str, level: int, full: bool, obj: bytes, name: str, placed: bool = False) -> None:
     """Keep the object code of a function just compiled, if the loader can place it and it
-    defines ``name`` (a cache that cannot be written only means compiling again)."""
+    defines ``name`` (``placed``: the loader did already; a cache that cannot be written only
+    means compiling again)."""
     if not enabled():
         return
-    from . import elfload
+    if not placed:
+        from . import elfload
 
-    try:
-        elfload.load(obj).address(name)
-    except (elfload.Unloadable, OSError):
-        return
+        try:
+            elfload.load(obj).address(name)
+        except (elfload.Unloadable, OSError):
+            return
     k = key(ir, level, full)
     where = folder()
     try:
