@@ -198,6 +198,12 @@ def test_a_chain_runs_through_other_operators_and_parentheses():
     "\r\n\t# only a comment",
     # a comment at the end of the text is not given back to make a token (`return x`)
     "return # x", "x = 1 # note",
+    # a line break the next token takes back: '{', `else`, `while` after a do's block, each after
+    # a run of breaks and comment lines; and ones it keeps
+    "\n\nx = 1\n", "while a do\n\n# c\n{\n}\n", "if a then {}\n  # c\nelse\n{ x = 1 }\n",
+    "do { do {\n}\nwhile b }\n# c\nwhile a\n", "x = 1\nwhile a do {}\n",
+    "while a do {\n}\nwhile b do {}\n", "if a then {\n}\n\n", "x = f(a,\n b)\n", "do\n{ }\nwhile a",
+    "loop {\n}\nwhile a do {}\n",
 ])
 def test_corners_parse_alike(text):
     assert agree(text) == "same"

@@ -49,7 +49,6 @@ _OPS = {
 _FIXED = {**_OPS, **{w: w.upper() for w in KEYWORDS}}
 # What _kind calls a line break, a stray character and the end of the text
 _NEWLINE, _OTHER, _END = "newline", "other", "end"
-_NOT_TOKENS = frozenset({_NEWLINE, _OTHER, _END})
 _LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _DIGITS = frozenset("0123456789")
 # What each bracket does to the layout state.
@@ -57,18 +56,36 @@ _OPEN, _CLOSE, _LBRACE, _RBRACE = range(4)
 _BRACKETS = {"LPAR": _OPEN, "LSQB": _OPEN, "RPAR": _CLOSE, "RSQB": _CLOSE, "LBRACE": _LBRACE,
              "RBRACE": _RBRACE}
 _STATEMENT_BOUNDARY = frozenset({"_NL", "_SEMI", "LBRACE", "RBRACE"})
+# What a piece asks of tokenize's loop beyond appending its token (_PLAIN: nothing): a line break,
+# a bracket, a token that may take back the line break emitted before it, the end, anything else.
+_PLAIN, _LINE, _BRACKET, _TAKES_BACK, _STOP, _REFUSE = range(6)
+_TAKING_BACK = frozenset({"ELSE", "WHILE"})
 
 
-def _split(piece: str) -> tuple[str, str, int]:
-    """(kind, token text, length of the blanks before it) of one of _PIECE's pieces."""
+def _split(piece: str) -> tuple[str, str, int, int, int]:
+    """(kind, token text, length of the blanks before it, length, what it asks) of one of
+    _PIECE's pieces."""
     blank = _LEAD.match(piece).end()  # as in _PIECE: the same possessive prefix
     token = piece[blank:]
-    return _kind(token), token, blank
+    kind = _kind(token)
+    if kind is _NEWLINE:
+        role = _LINE
+    elif kind is _OTHER:
+        role = _REFUSE
+    elif kind is _END:
+        role = _STOP
+    elif kind in _BRACKETS:
+        role = _BRACKET
+    elif kind in _TAKING_BACK:
+        role = _TAKES_BACK
+    else:
+        role = _PLAIN
+    return kind, token, blank, len(piece), role
 
 
 def _kind(token: str) -> str:
     """The terminal of the token _PIECE matched as ``token`` (its text decides: each alternative
-    matches texts no earlier one does), or one of _NOT_TOKENS."""
+    matches texts no earlier one does), or _NEWLINE, _OTHER or _END."""
     lead = token[:1]
     if lead in _LETTERS:
         return _FIXED.get(token, "NAME")
@@ -98,70 +115,83 @@ def tokenize(text: str) -> Tokens:
     """The tokens of ``text`` after the layout rules; :class:`BailOut` on a character lark's lexer
     rejects.
 
-    The layout rules are :meth:`.grammar.Layout.process`'s, with its state kept differently: a
-    newline is held until the next token shows whether it counts; what Layout calls ``prev`` is the
-    last token emitted (a `do` starts a statement when the token before it is a boundary), and its
-    ``after_do`` is whether that token is a '}' that closed the block of such a `do`.
+    The layout rules are :meth:`.grammar.Layout.process`'s, with its state kept differently. A
+    line break at bracket depth 0 is emitted at once as a '_NL' token (one for a run of them), and
+    taken back by the next token when that shows it does not count: a '{', an `else`, or a
+    `while` right after a '}' that closed the block of a `do` that started a statement (what
+    Layout calls ``after_do``). So a token that asks nothing of the layout (most of them) costs
+    its appends and no test of held state. Columns are counted from the line's start as
+    ``col_base`` (1 + the length of the line before the piece), so no absolute position is kept.
     """
     kinds: list[str] = []
     values: list[str] = []
     lines: list[int] = []
     cols: list[int] = []
-    line, line_start, pos = 1, 0, 0
-    depth, held = 0, False
+    line, col_base = 1, 1
+    depth = 0
+    newline_at = -2  # the index in kinds of the '_NL' emitted for a line break, while it is last
     do_blocks: list[bool] = []  # for each open '{': whether it opened the body of a `do`
     do_closed = -1  # the index in kinds of the last '}' that closed such a body
-    brackets = _BRACKETS
-    split: dict[str, tuple[str, str, int]] = {}  # piece -> _split(piece), for each piece seen
+    split: dict[str, tuple[str, str, int, int, int]] = {}  # piece -> _split(piece), each seen
+    append_kind, append_value = kinds.append, values.append
+    append_line, append_col = lines.append, cols.append
     for piece in _PIECE.findall(text):
-        known = split.get(piece)
-        if known is None:
-            known = split[piece] = _split(piece)
-        kind, value, blank = known
-        if kind in _NOT_TOKENS:
-            if kind is _OTHER:
-                raise BailOut
-            if kind is _END:
+        try:
+            kind, value, blank, size, role = split[piece]
+        except KeyError:
+            kind, value, blank, size, role = split[piece] = _split(piece)
+        if role:
+            if role == _LINE:
+                line += piece.count("\n")  # (only a line break's text holds one)
+                col_base = size - piece.rfind("\n")
+                if depth == 0 and newline_at != len(kinds) - 1:  # (one for a run of them)
+                    newline_at = len(kinds)
+                    append_kind("_NL")
+                    append_value("\n")
+                    append_line(0)
+                    append_col(0)
+                continue
+            if role == _STOP:
                 break
-            line += piece.count("\n")  # (only a line break's text holds one)
-            line_start = pos + piece.rfind("\n") + 1
-            pos += len(piece)
-            if depth == 0:
-                held = True
-            continue
-        if held:
-            held = False
-            if kind != "LBRACE" and kind != "ELSE" and not (
-                    kind == "WHILE" and do_closed == len(kinds) - 1):
-                kinds.append("_NL")
-                values.append("\n")
-                lines.append(0)
-                cols.append(0)
-        if kind in brackets:
-            role = brackets[kind]
-            if role == _OPEN:
-                depth += 1
-            elif role == _CLOSE:
-                depth = max(0, depth - 1)
-            else:
-                depth = 0
-                if role == _LBRACE:
-                    do_blocks.append(len(kinds) > 0 and kinds[-1] == "DO" and (
-                        kinds[-2] if len(kinds) > 1 else "_NL") in _STATEMENT_BOUNDARY)
-                elif do_blocks and do_blocks.pop():
-                    do_closed = len(kinds)
-        kinds.append(kind)
-        values.append(value)
-        lines.append(line)
-        cols.append(pos + blank - line_start + 1)
-        pos += len(piece)
-    if held:
-        kinds.append("_NL")
-        values.append("\n")
-        lines.append(0)
-        cols.append(0)
-    kinds.append("$END")
-    values.append("")
-    lines.append(0)
-    cols.append(0)
+            if role == _REFUSE:
+                raise BailOut
+            last = len(kinds) - 1
+            if role == _TAKES_BACK:
+                if newline_at == last and (kind == "ELSE" or do_closed == last - 1):
+                    _take_back(kinds, values, lines, cols)
+                    newline_at = -2
+            else:  # a bracket
+                bracket = _BRACKETS[kind]
+                if bracket == _OPEN:
+                    depth += 1
+                elif bracket == _CLOSE:
+                    depth = max(0, depth - 1)
+                else:
+                    depth = 0
+                    if bracket == _LBRACE:
+                        if newline_at == last:
+                            _take_back(kinds, values, lines, cols)
+                            newline_at = -2
+                            last -= 1
+                        do_blocks.append(last >= 0 and kinds[last] == "DO" and (
+                            kinds[last - 1] if last > 0 else "_NL") in _STATEMENT_BOUNDARY)
+                    elif do_blocks and do_blocks.pop():
+                        do_closed = last + 1
+        append_kind(kind)
+        append_value(value)
+        append_line(line)
+        append_col(col_base + blank)
+        col_base += size
+    append_kind("$END")
+    append_value("")
+    append_line(0)
+    append_col(0)
     return Tokens(kinds, values, lines, cols)
+
+
+def _take_back(kinds: list[str], values: list[str], lines: list[int], cols: list[int]) -> None:
+    """Remove the '_NL' emitted last (the token after it showed its line break does not count)."""
+    kinds.pop()
+    values.pop()
+    lines.pop()
+    cols.pop()
