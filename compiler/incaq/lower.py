@@ -68,8 +68,10 @@ class Lowerer(FlowLowering):
         self.inplace = inplace  # inputs --clobber lets us compute into (see clobber.py)
         self.aliases = aliases or {}  # output -> the input whose buffer stores it (--clobber)
         self.syms: dict[str, Sym] = {s.name: s for s in checked.symbols}
+        # The instructions in order, a jump as (op, dest, src, label, loc) until its label is
+        # resolved at the end; ``jumps`` holds the indices of those
         self.items: list = []
-        self.placed = 0  # labels in self.items
+        self.jumps: list[int] = []
         self.temps: dict[tuple[int, str], str] = {}
         self.next = 1
         self.marks: dict[str, _Label] = {}
@@ -91,14 +93,15 @@ class Lowerer(FlowLowering):
              target: _Label | None = None) -> None:
         """Append one instruction (a jump's target is resolved, and its instruction made, at the
         end)."""
-        self.items.append(Instr(op, dest, src, None, self.loc) if target is None
-                          else (op, dest, src, target, self.loc))
+        if target is None:
+            self.items.append(Instr(op, dest, src, None, self.loc))
+        else:
+            self.jumps.append(len(self.items))
+            self.items.append((op, dest, src, target, self.loc))
 
     def mark(self, label: _Label) -> None:
         """Place a label before the next instruction."""
-        self.items.append(label)
-        self.placed += 1
-        label.at = len(self.items) - self.placed + 1
+        label.at = len(self.items) + 1
 
     @staticmethod
     def label(name: str) -> _Label:
@@ -425,17 +428,12 @@ class Lowerer(FlowLowering):
         self.loc = None
         self.emit("END")
         self.after_end()
-        instrs = []
-        append = instrs.append
-        for item in self.items:
-            kind = type(item)
-            if kind is Instr:
-                append(item)
-            elif kind is tuple:
-                op, dest, src, target, loc = item
-                if target.at is None:
-                    raise ValueError(f"a jump to label {target.name!r}, which was never placed")
-                append(Instr(op, dest, src, target.at, loc))
+        instrs = self.items
+        for n in self.jumps:
+            op, dest, src, target, loc = instrs[n]
+            if target.at is None:
+                raise ValueError(f"a jump to label {target.name!r}, which was never placed")
+            instrs[n] = Instr(op, dest, src, target.at, loc)
         return Program(self.decls(instrs), tuple(instrs), (), self.name)
 
     def after_end(self) -> None:
