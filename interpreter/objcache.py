@@ -13,6 +13,10 @@ time stamp). A file whose header does not match, or whose code does not hash to 
 files are replaced atomically; past :data:`MAX_ENTRIES`, the least recently used go. The cache is
 a memo, not a security boundary: anyone who can write the folder can run code as its user.
 
+Beside the objects, ``<fingerprint>.run`` marks a program whose run under ``--engine auto`` went on
+to the llvm engine (:func:`hint`): auto's next run of it looks for the code early instead of
+after the reference's budget (:mod:`.selection`).
+
 Only x86-64 Linux, where the loader works; elsewhere, or with ``INCA_OBJECT_CACHE=off`` in the
 environment (``inca report --no-cache`` sets it for its own run), every run compiles.
 """
@@ -122,6 +126,11 @@ def key(ir: str, level: int, full: bool) -> str:
     return h.hexdigest()
 
 
+def digest(text: str) -> str:
+    """The cache's hash of a text, as a file name."""
+    return blake2b(text.encode(), digest_size=32).hexdigest()
+
+
 def _check(obj: bytes) -> str:
     return blake2b(obj, digest_size=32).hexdigest()
 
@@ -199,13 +208,42 @@ def store(ir: str, level: int, full: bool, obj: bytes, name: str, placed: bool =
     trim(where)
 
 
+def hinted(fingerprint: str) -> bool:
+    """Whether an earlier run of the program ``fingerprint`` (:func:`.selection.fingerprint`)
+    went on to the llvm engine under ``--engine auto``: a marker ``<fingerprint>.run`` is in the
+    folder (touched, so that it goes after the objects it leads to when the folder is trimmed)."""
+    if not enabled():
+        return False
+    try:
+        os.utime(os.path.join(folder(), f"{fingerprint}.run"))
+    except OSError:
+        return False
+    return True
+
+
+def hint(fingerprint: str) -> None:
+    """Leave the marker :func:`hinted` looks for (an empty file; one that cannot be written only
+    means the next run takes the usual way)."""
+    if not enabled():
+        return
+    where = folder()
+    try:
+        os.makedirs(where, exist_ok=True)
+        os.close(os.open(os.path.join(where, f"{fingerprint}.run"), os.O_WRONLY | os.O_CREAT, 0o600))
+    except OSError:
+        return
+    trim(where)
+
+
 def trim(where: str, limit: int | None = None) -> None:
-    """Past ``limit`` entries (default :data:`MAX_ENTRIES`), remove the least recently used
-    (stored or loaded) down to nine tenths of it, so the folder never grows without bound."""
+    """Past ``limit`` entries (default :data:`MAX_ENTRIES`; objects and run markers), remove the
+    least recently used (stored or loaded) down to nine tenths of it, so the folder never grows
+    without bound."""
     limit = MAX_ENTRIES if limit is None else limit
     try:
         with os.scandir(where) as it:
-            entries = [e for e in it if e.name.endswith(".o") and not e.name.startswith(".")]
+            entries = [e for e in it if e.name.endswith((".o", ".run"))
+                       and not e.name.startswith(".")]
         if len(entries) <= limit:
             return
         entries.sort(key=lambda e: e.stat().st_mtime_ns)

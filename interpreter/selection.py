@@ -49,6 +49,15 @@ LLVM_STEPS_PER_TUPLE = 5_000
 PY_LOAD_STEPS = 10_000
 
 
+#: A run that has fired this many steps, and this many more per armed tuple, loops (straight-line
+#: code fires each tuple at most once): auto then looks for the mark an earlier run of the same
+#: program left when it went on to the llvm engine, and with it asks for the llvm engine's code
+#: now rather than after the reference's budget. The look costs about as much as the steps
+#: before it (the program's fingerprint, a file's time stamp), which a short run never reaches.
+HINT_MIN_STEPS = 1_000
+HINT_STEPS_PER_TUPLE = 4
+
+
 def budget(size: int) -> int:
     """Reference steps a program of ``size`` armed PC values runs before it is handed over (the
     python engine's loading counts too until this process has loaded it)."""
@@ -83,28 +92,38 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     prep = prepare(nic, counter)
     fires = [0] * prep.size
     first = budget(prep.size) if first is None else first
+    planned = rest = None
+    default = second == -1  # auto's own rule for the llvm engine (not a test's)
+    hinted = asked = False  # an earlier run left its mark; the llvm engine's code was asked for
     if steps_before + first >= max_steps:  # the reference's own run to the end (or its step limit)
         steps, finished = run_fast(prep, counter, fires, max_steps, steps_before), True
     else:
-        steps, finished = run_some(prep, counter, fires, steps_before + first, steps_before)
-        if not finished:  # a long run: only now are the code generators worth importing
-            from . import pyengine
-            from .blocks import Untranslatable
-
-            try:
-                planned = pyengine.plan(nic, counter, entry)
-            except Untranslatable:  # the reference goes on to the end
-                steps, finished = run_fast(prep, counter, fires, max_steps, steps), True
-            else:
-                steps, finished = _to_header(prep, counter, fires, steps, max_steps, planned[1].headers)
+        steps, finished = steps_before, False
+        look = HINT_MIN_STEPS + HINT_STEPS_PER_TUPLE * prep.size
+        if default and first > look:
+            steps, finished = run_some(prep, counter, fires, steps_before + look, steps)
+            if not finished and _hinted(nic, counter):
+                hinted = True
+                planned, steps, finished = _plan(nic, prep, counter, fires, steps, max_steps, entry)
+                if planned is not None and not finished:
+                    asked = True
+                    rest = _ready_llvm(nic, counter, done, max_steps, steps, planned)
+        if not finished and rest is None:
+            steps, finished = run_some(prep, counter, fires, steps_before + first, steps)
+            if not finished:  # a long run: only now are the code generators worth importing
+                planned, steps, finished = _plan(nic, prep, counter, fires, steps, max_steps, entry,
+                                                 planned)
         if finished and prep.fetch[counter.value] is None:
             raise off_end(prep, counter.value)
     if finished:
         return finish(done, prep.k_at, fires, steps, start)
+    from . import pyengine
+
     names = ["reference"]
-    rest = _ready_llvm(nic, counter, done, max_steps, steps, planned) if second == -1 else None
+    if rest is None and default and not asked:
+        rest = _ready_llvm(nic, counter, done, max_steps, steps, planned)
     if rest is None:
-        second = llvm_budget(prep.size) if second == -1 else second
+        second = llvm_budget(prep.size) if default else second
         rest = pyengine.run(nic, counter, done, max_steps, steps, planned,
                             None if second is None else steps + second)
     if isinstance(rest, pyengine.Paused):
@@ -115,7 +134,61 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     total = [a + b for a, b in zip(mine, rest.fires)]
     if rest.engine not in names:
         names.append(rest.engine)
+    if rest.engine == "llvm" and default and not hinted:
+        from . import objcache
+
+        objcache.hint(fingerprint(nic, counter))
     return Execution(total, rest.steps, time.perf_counter() - start, "+".join(names))
+
+
+def _plan(nic: NIC, prep: Prepared, counter: CountingEvent, fires: list[int], steps: int,
+          max_steps: int, entry: int, planned=None):
+    """The program's blocks found from ``entry`` (``planned`` when found already), and the run
+    fired on to the next loop header: (planned, steps, finished). A program without them
+    (None) runs on the reference to the end."""
+    if planned is None:
+        from . import pyengine
+        from .blocks import Untranslatable
+
+        try:
+            planned = pyengine.plan(nic, counter, entry)
+        except Untranslatable:
+            return None, run_fast(prep, counter, fires, max_steps, steps), True
+    return planned, *_to_header(prep, counter, fires, steps, max_steps, planned[1].headers)
+
+
+def _hinted(nic: NIC, counter: CountingEvent) -> bool:
+    """Whether an earlier run of this program under auto went on to the llvm engine (the object
+    cache holds its mark)."""
+    from . import objcache
+
+    return objcache.enabled() and objcache.hinted(fingerprint(nic, counter))
+
+
+def fingerprint(nic: NIC, counter: CountingEvent) -> str:
+    """A digest of what the llvm engine's translation of the program armed on ``counter`` is made
+    from, as text that does not depend on the process: the buffers (name, type, shape, and the
+    buffer whose storage a view shares) and the triggered operations and matching entries (not
+    their source locations). The inputs' values are left out: a run with other values may be
+    shorter, and then only looks for code it did not need."""
+    from . import objcache
+
+    first_of: dict[int, str] = {}
+    parts = ["incac-run/1"]
+    for name, b in nic.buffers.items():
+        parts.append(f"{name} {b.dtype} {b.shape} {first_of.setdefault(id(b.memory), name)}")
+    for t in nic.triggered:
+        if t.counter is counter:
+            parts.append(f"{t.kind} {t.threshold} {t.match_bits} {_operand(t.payload)}")
+    for bits, me in nic.entries.items():
+        parts.append(f"{bits} {_operand(me.dest)} {me.dtype} {me.atomic} {me.op} {me.update.value} "
+                     f"{me.target}")
+    return objcache.digest("\n".join(parts))
+
+
+def _operand(o) -> str:
+    """An operand as text with its kind and type (an immediate's text alone does not say it)."""
+    return f"{type(o).__name__} {o} {getattr(o, 'dtype', '')}"
 
 
 def _ready_llvm(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int, steps: int,

@@ -196,3 +196,115 @@ def test_a_run_the_stepper_began_goes_on_as_the_reference_would(case, stepped, f
             how = (type(f).__name__, f.message, f.k, f.kind)
     storage = {n: [_bits(v) for v in b.data] for n, b in st_.nic.buffers.items()}
     assert (how, st_.counter.value, st_.done.value, storage) == want
+
+
+def _marks(objcache) -> list[Path]:
+    return sorted(Path(os.environ[objcache.VARIABLE]).glob("*.run"))
+
+
+def test_a_program_that_went_on_to_llvm_is_handed_over_early_when_run_again(monkeypatch,
+                                                                             nothing_compiled):
+    """auto's mark in the object cache: the next run of the program asks for the llvm engine's
+    code once it has shown it loops, not after the reference's budget."""
+    pytest.importorskip("llvmlite")
+    from inca.interpreter import objcache
+
+    tp, inputs = _matmul(24, 24)
+    prof = load_profile("scratchpad")
+    want = execute(tp, prof, inputs, engine="reference")
+    execute(tp, prof, inputs, engine="llvm")  # compiles (and stores) its code
+    assert _marks(objcache) == []  # only auto's own handovers leave marks
+    assert execute(tp, prof, inputs).engine == "reference+llvm"  # at the budget
+    assert len(_marks(objcache)) == 1
+    # a budget past the whole run would keep it on the reference; the mark hands it over early
+    monkeypatch.setattr(selection, "budget", lambda size: 10 * want.instructions)
+    r = execute(tp, prof, inputs)
+    assert r.engine == "reference+llvm"
+    assert (r.outputs, r.by_class, r.time_ns, r.instructions) == (
+        want.outputs, want.by_class, want.time_ns, want.instructions)
+    for mark in _marks(objcache):
+        mark.unlink()
+    assert execute(tp, prof, inputs).engine == "reference"
+
+
+def test_a_mark_whose_code_is_gone_leaves_the_run_as_it_was(monkeypatch, nothing_compiled):
+    pytest.importorskip("llvmlite")
+    from inca.interpreter import objcache
+
+    llvmengine = nothing_compiled
+    tp, inputs = _matmul(24, 24)
+    prof = load_profile("scratchpad")
+    want = execute(tp, prof, inputs, engine="reference")
+    execute(tp, prof, inputs, engine="llvm")
+    execute(tp, prof, inputs)  # leaves the mark
+    llvmengine._cache.clear()
+    for obj in Path(os.environ[objcache.VARIABLE]).glob("*.o"):
+        obj.unlink()
+    r = execute(tp, prof, inputs)
+    assert r.engine == "reference+python" and len(_marks(objcache)) == 1
+    assert (r.outputs, r.by_class, r.time_ns, r.instructions) == (
+        want.outputs, want.by_class, want.time_ns, want.instructions)
+
+
+def test_a_short_run_does_not_look_for_a_mark(monkeypatch, nothing_compiled):
+    def looked(*args):
+        raise AssertionError("a run that ends within the look point looked for a mark")
+
+    monkeypatch.setattr(selection, "_hinted", looked)
+    tp, inputs = _matmul(2, 3)
+    assert execute(tp, load_profile("scratchpad"), inputs).engine == "reference"
+
+
+def test_no_mark_is_left_with_the_object_cache_off(monkeypatch, tmp_path):
+    pytest.importorskip("llvmlite")
+    from inca.interpreter import objcache
+
+    monkeypatch.setenv(objcache.VARIABLE, "off")
+    objcache.hint("0" * 64)
+    assert not objcache.hinted("0" * 64)
+    monkeypatch.setenv(objcache.VARIABLE, str(tmp_path))
+    if objcache.enabled():
+        objcache.hint("0" * 64)
+        assert objcache.hinted("0" * 64) and (tmp_path / f"{'0' * 64}.run").exists()
+
+
+def _fingerprint(tp, inputs) -> str:
+    from inca.interpreter.loader import install
+    from inca.interpreter.nic import NIC
+
+    nic = NIC(load_profile("scratchpad"))
+    pc, _ = install(tp, nic, inputs)
+    return selection.fingerprint(nic, pc)
+
+
+def test_the_fingerprint_is_the_program_and_its_buffers_not_the_values_or_the_file():
+    tp, inputs = _matmul(4, 4)
+    path = ROOT / "examples" / "asm" / "matrix-multiplication.incaa"
+    elsewhere = encode(assemble_text("\n\n" + path.read_text(encoding="utf-8"), "/elsewhere/m.incaa",
+                                     {"R": 4, "C": 4}))
+    other_values = {name: [v + 1 for v in values] for name, values in inputs.items()}
+    assert _fingerprint(tp, inputs) == _fingerprint(elsewhere, inputs) == _fingerprint(tp, other_values)
+    assert _fingerprint(tp, inputs) != _fingerprint(*_matmul(4, 5))
+    dot = ROOT / "examples" / "asm" / "dot-product.incaa"
+    other = encode(assemble_text(dot.read_text(encoding="utf-8"), str(dot)))
+    assert _fingerprint(tp, inputs) != _fingerprint(other, gather_inputs(
+        {b.name: b for b in other.buffers}, [], 1))
+
+
+@settings(max_examples=max(1, EXAMPLES // 3), deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs(), st.integers(0, 12), st.integers(0, 300), st.booleans())
+def test_a_handover_at_the_look_point_leaves_what_the_reference_leaves(case, look, first, ready):
+    """A mark found at any step (``look``), its code there (the llvm engine goes on from the next
+    header) or gone (the run goes on to the budget ``first`` and the python engine)."""
+    pytest.importorskip("llvmlite")
+    tp, inputs, budget = case
+    note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}\n{look=} {first=}")
+    want = outcome(tp, inputs, budget, engine.run)
+    rest = selection._llvm if ready else (lambda *args: None)
+    with mock.patch.object(selection, "HINT_MIN_STEPS", look), \
+            mock.patch.object(selection, "HINT_STEPS_PER_TUPLE", 0), \
+            mock.patch.object(selection, "_hinted", lambda nic, counter: True), \
+            mock.patch.object(selection, "_ready_llvm", rest), \
+            mock.patch.object(selection, "llvm_budget", lambda size: None):
+        assert outcome(tp, inputs, budget, partial(selection.run, first=first)) == want
