@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from inca.compiler.incaq.pipeline import compile_source
@@ -119,18 +120,23 @@ def best_compile(text: str, runs: int) -> tuple[float, int]:
     return min(times), n
 
 
-def baseline_compile(tree: Path, runs: int) -> dict[int, float]:
-    """One run of each size by the compiler of the checkout ``tree`` (its lang/, compiler/,
-    interpreter/ and stdlib/ as the package ``inca``), in a child process that imports nothing of
-    this installation: ``-S``, and the installation's site directories after the checkout's
-    package (for lark)."""
+@contextmanager
+def baseline_package(tree: Path):
+    """(folder, environment) for a child ``python -S`` that imports the checkout ``tree`` (its
+    lang/, compiler/, interpreter/ and stdlib/ as the package ``inca``, in the folder) and nothing
+    of this installation but its site directories, after the checkout's package (for lark)."""
     with tempfile.TemporaryDirectory() as tmp:
         pkg = Path(tmp) / "inca"
         pkg.mkdir()
         for part in ("lang", "compiler", "interpreter", "stdlib"):
             (pkg / part).symlink_to(tree.resolve() / part, target_is_directory=True)
         site_dirs = [p for p in sys.path if p.endswith("site-packages")]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([tmp, *site_dirs]))
+        yield tmp, dict(os.environ, PYTHONPATH=os.pathsep.join([tmp, *site_dirs]))
+
+
+def baseline_compile(tree: Path, runs: int) -> dict[int, float]:
+    """One run of each size by the compiler of the checkout ``tree``, in a child process."""
+    with baseline_package(tree) as (tmp, env):
         proc = subprocess.run([sys.executable, "-S", __file__, "--child", "--runs", str(runs)],
                               capture_output=True, text=True, env=env)
     if proc.returncode != 0:
@@ -143,13 +149,7 @@ def baseline_compile(tree: Path, runs: int) -> dict[int, float]:
 
 def baseline_process(tree: Path, program: Path, out: Path) -> float:
     """Wall seconds of the baseline checkout's ``incac program -o out`` as a new process."""
-    with tempfile.TemporaryDirectory() as tmp:
-        pkg = Path(tmp) / "inca"
-        pkg.mkdir()
-        for part in ("lang", "compiler", "interpreter", "stdlib"):
-            (pkg / part).symlink_to(tree.resolve() / part, target_is_directory=True)
-        site_dirs = [p for p in sys.path if p.endswith("site-packages")]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([tmp, *site_dirs]))
+    with baseline_package(tree) as (_, env):
         start = time.perf_counter()
         proc = subprocess.run([sys.executable, "-S", "-m", "inca.compiler.driver", str(program),
                                "-o", str(out)], capture_output=True, text=True, env=env)
