@@ -109,7 +109,8 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
                     asked = True
                     rest = _ready_llvm(nic, counter, done, max_steps, steps, planned)
         if not finished and rest is None:
-            steps, finished = run_some(prep, counter, fires, steps_before + first, steps)
+            if steps < steps_before + first:  # (finding a header after the look may pass it)
+                steps, finished = run_some(prep, counter, fires, steps_before + first, steps)
             if not finished:  # a long run: only now are the code generators worth importing
                 planned, steps, finished = _plan(nic, prep, counter, fires, steps, max_steps, entry,
                                                  planned)

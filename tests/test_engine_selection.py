@@ -293,18 +293,39 @@ def test_the_fingerprint_is_the_program_and_its_buffers_not_the_values_or_the_fi
 
 @settings(max_examples=max(1, EXAMPLES // 3), deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(programs(), st.integers(0, 12), st.integers(0, 300), st.booleans())
-def test_a_handover_at_the_look_point_leaves_what_the_reference_leaves(case, look, first, ready):
+@given(programs(), st.integers(0, 12), st.integers(1, 40), st.booleans())
+def test_a_handover_at_the_look_point_leaves_what_the_reference_leaves(case, look, after, ready):
     """A mark found at any step (``look``), its code there (the llvm engine goes on from the next
-    header) or gone (the run goes on to the budget ``first`` and the python engine)."""
+    header) or gone (the run goes on to the budget, ``after`` steps later, and the python
+    engine)."""
     pytest.importorskip("llvmlite")
     tp, inputs, budget = case
-    note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}\n{look=} {first=}")
-    want = outcome(tp, inputs, budget, engine.run)
+    note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}\n{look=} {after=}")
+    assert _after_a_mark(tp, inputs, budget, look, look + after, ready) == outcome(
+        tp, inputs, budget, engine.run)
+
+
+@pytest.mark.parametrize("ready", [False, True])
+def test_a_mark_at_every_step_of_a_kernel(ready, nothing_compiled):
+    """Its code there or gone; finding the header after the look may pass the budget (the run
+    then goes on from there)."""
+    if ready:
+        pytest.importorskip("llvmlite")
+    tp, inputs = _matmul(3, 3)
+    want = outcome(tp, inputs, 10_000, engine.run)
+    total = want[0][2]
+    for look in range(0, total + 2, 3):
+        for after in (1, 2, 5, 40):
+            assert _after_a_mark(tp, inputs, 10_000, look, look + after, ready) == want, (look, after)
+
+
+def _after_a_mark(tp, inputs, budget: int, look: int, first: int, ready: bool):
+    """What a run leaves when auto finds a mark after ``look`` steps, the llvm engine's code there
+    (``ready``) or not, the python engine's budget ``first``, and no pause for the llvm engine."""
     rest = selection._llvm if ready else (lambda *args: None)
     with mock.patch.object(selection, "HINT_MIN_STEPS", look), \
             mock.patch.object(selection, "HINT_STEPS_PER_TUPLE", 0), \
             mock.patch.object(selection, "_hinted", lambda nic, counter: True), \
             mock.patch.object(selection, "_ready_llvm", rest), \
             mock.patch.object(selection, "llvm_budget", lambda size: None):
-        assert outcome(tp, inputs, budget, partial(selection.run, first=first)) == want
+        return outcome(tp, inputs, budget, partial(selection.run, first=first))
