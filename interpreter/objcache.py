@@ -214,10 +214,13 @@ def hinted(fingerprint: str) -> bool:
     folder (touched, so that it goes after the objects it leads to when the folder is trimmed)."""
     if not enabled():
         return False
+    path = os.path.join(folder(), f"{fingerprint}.run")
     try:
-        os.utime(os.path.join(folder(), f"{fingerprint}.run"))
-    except OSError:
+        os.utime(path)
+    except FileNotFoundError:
         return False
+    except OSError:  # a folder this user may read but not write: the mark still counts
+        return os.path.exists(path)
     return True
 
 

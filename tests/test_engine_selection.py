@@ -255,7 +255,7 @@ def test_a_short_run_does_not_look_for_a_mark(monkeypatch, nothing_compiled):
     assert execute(tp, load_profile("scratchpad"), inputs).engine == "reference"
 
 
-def test_no_mark_is_left_with_the_object_cache_off(monkeypatch, tmp_path):
+def test_no_mark_with_the_object_cache_off_and_marks_in_a_folder_it_cannot_write(monkeypatch, tmp_path):
     pytest.importorskip("llvmlite")
     from inca.interpreter import objcache
 
@@ -266,6 +266,13 @@ def test_no_mark_is_left_with_the_object_cache_off(monkeypatch, tmp_path):
     if objcache.enabled():
         objcache.hint("0" * 64)
         assert objcache.hinted("0" * 64) and (tmp_path / f"{'0' * 64}.run").exists()
+        assert not objcache.hinted("1" * 64)
+
+        def read_only(path, *args, **kwargs):
+            raise PermissionError(path)
+
+        monkeypatch.setattr(objcache.os, "utime", read_only)  # a mark it cannot touch still counts
+        assert objcache.hinted("0" * 64) and not objcache.hinted("1" * 64)
 
 
 def _fingerprint(tp, inputs) -> str:
