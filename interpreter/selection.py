@@ -95,7 +95,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     first = budget(prep.size) if first is None else first
     planned = rest = None
     default = second == -1  # auto's own rule for the llvm engine (not a test's)
-    hinted = asked = False  # an earlier run left its mark; the llvm engine's code was asked for
+    hinted = False  # an earlier run left its mark, so the llvm engine's code was asked for
     if steps_before + first >= max_steps:  # the reference's own run to the end (or its step limit)
         steps, finished = run_fast(prep, counter, fires, max_steps, steps_before), True
     else:
@@ -107,7 +107,6 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
                 hinted = True
                 planned, steps, finished = _plan(nic, prep, counter, fires, steps, max_steps, entry)
                 if planned is not None and not finished:
-                    asked = True
                     rest = _ready_llvm(nic, counter, done, max_steps, steps, planned)
         if not finished and rest is None:
             if steps < steps_before + first:  # (finding a header after the look may pass it)
@@ -122,7 +121,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     from . import pyengine
 
     names = ["reference"]
-    if rest is None and default and not asked:
+    if rest is None and default and not hinted:
         rest = _ready_llvm(nic, counter, done, max_steps, steps, planned)
     if rest is None:
         second = llvm_budget(prep.size) if default else second
