@@ -232,7 +232,8 @@ def hint(fingerprint: str) -> None:
     where = folder()
     try:
         os.makedirs(where, exist_ok=True)
-        os.close(os.open(os.path.join(where, f"{fingerprint}.run"), os.O_WRONLY | os.O_CREAT, 0o600))
+        path = os.path.join(where, f"{fingerprint}.run")
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
     except OSError:
         return
     trim(where)

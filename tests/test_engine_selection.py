@@ -227,7 +227,7 @@ def test_a_program_that_went_on_to_llvm_is_handed_over_early_when_run_again(monk
     assert execute(tp, prof, inputs).engine == "reference"
 
 
-def test_a_mark_whose_code_is_gone_leaves_the_run_as_it_was(monkeypatch, nothing_compiled):
+def test_a_mark_whose_code_is_gone_leaves_the_run_as_it_was(nothing_compiled):
     pytest.importorskip("llvmlite")
     from inca.interpreter import objcache
 
@@ -255,7 +255,7 @@ def test_a_short_run_does_not_look_for_a_mark(monkeypatch, nothing_compiled):
     assert execute(tp, load_profile("scratchpad"), inputs).engine == "reference"
 
 
-def test_no_mark_with_the_object_cache_off_and_marks_in_a_folder_it_cannot_write(monkeypatch, tmp_path):
+def test_marks_with_the_cache_off_and_in_a_folder_it_cannot_write(monkeypatch, tmp_path):
     pytest.importorskip("llvmlite")
     from inca.interpreter import objcache
 
@@ -287,14 +287,15 @@ def _fingerprint(tp, inputs) -> str:
 def test_the_fingerprint_is_the_program_and_its_buffers_not_the_values_or_the_file():
     tp, inputs = _matmul(4, 4)
     path = ROOT / "examples" / "asm" / "matrix-multiplication.incaa"
-    elsewhere = encode(assemble_text("\n\n" + path.read_text(encoding="utf-8"), "/elsewhere/m.incaa",
-                                     {"R": 4, "C": 4}))
+    text = "\n\n" + path.read_text(encoding="utf-8")  # other lines, another file
+    elsewhere = encode(assemble_text(text, "/elsewhere/m.incaa", {"R": 4, "C": 4}))
     other_values = {name: [v + 1 for v in values] for name, values in inputs.items()}
-    assert _fingerprint(tp, inputs) == _fingerprint(elsewhere, inputs) == _fingerprint(tp, other_values)
-    assert _fingerprint(tp, inputs) != _fingerprint(*_matmul(4, 5))
+    mine = _fingerprint(tp, inputs)
+    assert mine == _fingerprint(elsewhere, inputs) == _fingerprint(tp, other_values)
+    assert mine != _fingerprint(*_matmul(4, 5))
     dot = ROOT / "examples" / "asm" / "dot-product.incaa"
     other = encode(assemble_text(dot.read_text(encoding="utf-8"), str(dot)))
-    assert _fingerprint(tp, inputs) != _fingerprint(other, gather_inputs(
+    assert mine != _fingerprint(other, gather_inputs(
         {b.name: b for b in other.buffers}, [], 1))
 
 
@@ -323,7 +324,8 @@ def test_a_mark_at_every_step_of_a_kernel(ready, nothing_compiled):
     total = want[0][2]
     for look in range(0, total + 2, 3):
         for after in (1, 2, 5, 40):
-            assert _after_a_mark(tp, inputs, 10_000, look, look + after, ready) == want, (look, after)
+            got = _after_a_mark(tp, inputs, 10_000, look, look + after, ready)
+            assert got == want, (look, after)
 
 
 def _after_a_mark(tp, inputs, budget: int, look: int, first: int, ready: bool):
