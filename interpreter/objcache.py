@@ -14,7 +14,7 @@ files are replaced atomically; past :data:`MAX_ENTRIES`, the least recently used
 a memo, not a security boundary: anyone who can write the folder can run code as its user.
 
 Beside the objects, ``<fingerprint>.run`` marks a program whose run under ``--engine auto`` went on
-to the llvm engine (:func:`hint`): auto's next run of it looks for the code early instead of
+to the llvm engine (:func:`mark`): auto's next run of it looks for the code early instead of
 after the reference's budget (:mod:`.selection`).
 
 Only x86-64 Linux, where the loader works; elsewhere, or with ``INCA_OBJECT_CACHE=off`` in the
@@ -208,10 +208,10 @@ def store(ir: str, level: int, full: bool, obj: bytes, name: str, placed: bool =
     trim(where)
 
 
-def hinted(fingerprint: str) -> bool:
+def marked(fingerprint: str) -> bool:
     """Whether an earlier run of the program ``fingerprint`` (:func:`.selection.fingerprint`)
-    went on to the llvm engine under ``--engine auto``: a marker ``<fingerprint>.run`` is in the
-    folder (touched, so that it goes after the objects it leads to when the folder is trimmed)."""
+    went on to the llvm engine under ``--engine auto``: a mark ``<fingerprint>.run`` is in the
+    folder (touched, so that trimming the folder keeps it while the program is run)."""
     if not enabled():
         return False
     path = os.path.join(folder(), f"{fingerprint}.run")
@@ -224,8 +224,8 @@ def hinted(fingerprint: str) -> bool:
     return True
 
 
-def hint(fingerprint: str) -> None:
-    """Leave the marker :func:`hinted` looks for (an empty file; one that cannot be written only
+def mark(fingerprint: str) -> None:
+    """Leave the mark :func:`marked` looks for (an empty file; one that cannot be written only
     means the next run takes the usual way)."""
     if not enabled():
         return
@@ -240,7 +240,7 @@ def hint(fingerprint: str) -> None:
 
 
 def trim(where: str, limit: int | None = None) -> None:
-    """Past ``limit`` entries (default :data:`MAX_ENTRIES`; objects and run markers), remove the
+    """Past ``limit`` entries (default :data:`MAX_ENTRIES`; objects and marks), remove the
     least recently used (stored or loaded) down to nine tenths of it, so the folder never grows
     without bound."""
     limit = MAX_ENTRIES if limit is None else limit

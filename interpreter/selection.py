@@ -55,8 +55,8 @@ PY_LOAD_STEPS = 10_000
 #: now rather than after the reference's budget. The look costs about as much as the steps
 #: before it, which a short run never reaches: the program's fingerprint takes 2-5 us a tuple
 #: (a reference step 0.2-0.4 us), then one file's time stamp.
-HINT_MIN_STEPS = 1_000
-HINT_STEPS_PER_TUPLE = 16
+MARK_MIN_STEPS = 1_000
+MARK_STEPS_PER_TUPLE = 16
 
 
 def budget(size: int) -> int:
@@ -95,16 +95,16 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     first = budget(prep.size) if first is None else first
     planned = rest = None
     default = second == -1  # auto's own rule for the llvm engine (not a test's)
-    hinted = False  # an earlier run left its mark, so the llvm engine's code was asked for
+    marked = False  # an earlier run left its mark, so the llvm engine's code was asked for
     if steps_before + first >= max_steps:  # the reference's own run to the end (or its step limit)
         steps, finished = run_fast(prep, counter, fires, max_steps, steps_before), True
     else:
         steps, finished = steps_before, False
-        look = HINT_MIN_STEPS + HINT_STEPS_PER_TUPLE * prep.size
+        look = MARK_MIN_STEPS + MARK_STEPS_PER_TUPLE * prep.size
         if default and first > look:
             steps, finished = run_some(prep, counter, fires, steps_before + look, steps)
-            if not finished and _hinted(nic, counter):
-                hinted = True
+            if not finished and _marked(nic, counter):
+                marked = True
                 planned, steps, finished = _plan(nic, prep, counter, fires, steps, max_steps, entry)
                 if planned is not None and not finished:
                     rest = _ready_llvm(nic, counter, done, max_steps, steps, planned)
@@ -121,7 +121,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     from . import pyengine
 
     names = ["reference"]
-    if rest is None and default and not hinted:
+    if rest is None and default and not marked:
         rest = _ready_llvm(nic, counter, done, max_steps, steps, planned)
     if rest is None:
         second = llvm_budget(prep.size) if default else second
@@ -135,10 +135,10 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     total = [a + b for a, b in zip(mine, rest.fires)]
     if rest.engine not in names:
         names.append(rest.engine)
-    if rest.engine == "llvm" and default and not hinted:
+    if rest.engine == "llvm" and default and not marked:
         from . import objcache
 
-        objcache.hint(fingerprint(nic, counter))
+        objcache.mark(fingerprint(nic, counter))
     return Execution(total, rest.steps, time.perf_counter() - start, "+".join(names))
 
 
@@ -158,12 +158,12 @@ def _plan(nic: NIC, prep: Prepared, counter: CountingEvent, fires: list[int], st
     return planned, *_to_header(prep, counter, fires, steps, max_steps, planned[1].headers)
 
 
-def _hinted(nic: NIC, counter: CountingEvent) -> bool:
+def _marked(nic: NIC, counter: CountingEvent) -> bool:
     """Whether an earlier run of this program under auto went on to the llvm engine (the object
     cache holds its mark)."""
     from . import objcache
 
-    return objcache.enabled() and objcache.hinted(fingerprint(nic, counter))
+    return objcache.enabled() and objcache.marked(fingerprint(nic, counter))
 
 
 def fingerprint(nic: NIC, counter: CountingEvent) -> str:

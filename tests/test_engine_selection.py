@@ -250,7 +250,7 @@ def test_a_short_run_does_not_look_for_a_mark(monkeypatch, nothing_compiled):
     def looked(*args):
         raise AssertionError("a run that ends within the look point looked for a mark")
 
-    monkeypatch.setattr(selection, "_hinted", looked)
+    monkeypatch.setattr(selection, "_marked", looked)
     tp, inputs = _matmul(2, 3)
     assert execute(tp, load_profile("scratchpad"), inputs).engine == "reference"
 
@@ -260,19 +260,19 @@ def test_marks_with_the_cache_off_and_in_a_folder_it_cannot_write(monkeypatch, t
     from inca.interpreter import objcache
 
     monkeypatch.setenv(objcache.VARIABLE, "off")
-    objcache.hint("0" * 64)
-    assert not objcache.hinted("0" * 64)
+    objcache.mark("0" * 64)
+    assert not objcache.marked("0" * 64)
     monkeypatch.setenv(objcache.VARIABLE, str(tmp_path))
     if objcache.enabled():
-        objcache.hint("0" * 64)
-        assert objcache.hinted("0" * 64) and (tmp_path / f"{'0' * 64}.run").exists()
-        assert not objcache.hinted("1" * 64)
+        objcache.mark("0" * 64)
+        assert objcache.marked("0" * 64) and (tmp_path / f"{'0' * 64}.run").exists()
+        assert not objcache.marked("1" * 64)
 
         def read_only(path, *args, **kwargs):
             raise PermissionError(path)
 
         monkeypatch.setattr(objcache.os, "utime", read_only)  # a mark it cannot touch still counts
-        assert objcache.hinted("0" * 64) and not objcache.hinted("1" * 64)
+        assert objcache.marked("0" * 64) and not objcache.marked("1" * 64)
 
 
 def _fingerprint(tp, inputs) -> str:
@@ -332,9 +332,9 @@ def _after_a_mark(tp, inputs, budget: int, look: int, first: int, ready: bool):
     """What a run leaves when auto finds a mark after ``look`` steps, the llvm engine's code there
     (``ready``) or not, the python engine's budget ``first``, and no pause for the llvm engine."""
     rest = selection._llvm if ready else (lambda *args: None)
-    with mock.patch.object(selection, "HINT_MIN_STEPS", look), \
-            mock.patch.object(selection, "HINT_STEPS_PER_TUPLE", 0), \
-            mock.patch.object(selection, "_hinted", lambda nic, counter: True), \
+    with mock.patch.object(selection, "MARK_MIN_STEPS", look), \
+            mock.patch.object(selection, "MARK_STEPS_PER_TUPLE", 0), \
+            mock.patch.object(selection, "_marked", lambda nic, counter: True), \
             mock.patch.object(selection, "_ready_llvm", rest), \
             mock.patch.object(selection, "llvm_budget", lambda size: None):
         return outcome(tp, inputs, budget, partial(selection.run, first=first))
