@@ -126,13 +126,9 @@ def key(ir: str, level: int, full: bool) -> str:
     return h.hexdigest()
 
 
-def digest(text: str) -> str:
-    """The cache's hash of a text, as a file name."""
-    return blake2b(text.encode(), digest_size=32).hexdigest()
-
-
-def _check(obj: bytes) -> str:
-    return blake2b(obj, digest_size=32).hexdigest()
+def digest(data: bytes) -> str:
+    """The cache's hash of some bytes (an object's check, a program's fingerprint), as hex."""
+    return blake2b(data, digest_size=32).hexdigest()
 
 
 def _path(k: str) -> str:
@@ -158,7 +154,7 @@ def lookup(ir: str, level: int, full: bool) -> Image | None:
     from . import elfload  # (with ctypes: only when there is something to load)
 
     head, _, obj = data.partition(b"\n")
-    if head != f"{FORMAT} {k} {_check(obj)}".encode():
+    if head != f"{FORMAT} {k} {digest(obj)}".encode():
         stats["misses"] += 1
         return None
     try:
@@ -197,7 +193,7 @@ def store(ir: str, level: int, full: bool, obj: bytes, name: str, placed: bool =
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(f"{FORMAT} {k} {_check(obj)}\n".encode() + obj)
+                f.write(f"{FORMAT} {k} {digest(obj)}\n".encode() + obj)
             os.replace(tmp, _path(k))
         except BaseException:
             os.unlink(tmp)

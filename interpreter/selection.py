@@ -184,7 +184,7 @@ def fingerprint(nic: NIC, counter: CountingEvent) -> str:
     for bits, me in nic.entries.items():
         parts.append(f"{bits} {_operand(me.dest)} {me.dtype} {me.atomic} {me.op} {me.update.value} "
                      f"{me.target}")
-    return objcache.digest("\n".join(parts))
+    return objcache.digest("\n".join(parts).encode())
 
 
 def _operand(o) -> str:
