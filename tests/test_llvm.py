@@ -3,6 +3,8 @@ in ``test_engines.py``.
 
 * every operation on special values, through vector ops, bit for bit against the reference (one
   compiled program per element type);
+* a NaN that turns up part way through a loop (the NaN test is a branch) is the reference's, in
+  each tier and at each level;
 * the runtime-symbol trap: code that would call a symbol this process does not provide (a
   128-bit division's libgcc helper) is refused before it runs;
 * without llvmlite, ``inca run --engine llvm`` fails with one line and the usage exit code;
@@ -13,9 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import io
 import itertools
 import json
+import math
+import struct
 import sys
 from array import array
 from pathlib import Path
@@ -29,7 +34,9 @@ from inca.lang.diagnostics import EXIT_USAGE
 from inca.lang.isa import OPCODES, semantics
 from inca.lang.tuples import encode
 from inca.compiler.assembler import assemble_text
-from test_engines import F64S, I64S, assert_same
+from engine_fuzz import outcome
+from inca.interpreter import engine
+from test_engines import F64S, I64S, assert_same, tier_steps
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,6 +60,48 @@ def test_every_operation_on_special_values_is_the_reference_s(dtype):
               "P": [r for r, _ in nonzero], "Q": [s for _, s in nonzero]}
     prof = load_profile("base")
     assert_same(execute(tp, prof, inputs, engine="llvm"), execute(tp, prof, inputs), "llvm")
+
+
+NAN_LOOP = """.param N = 12
+.input A f64[N]
+.input B f64[N]
+.output c f64
+.output d f64[N]
+PUTL i, 0
+PUTL r0, i
+LT r0, r0, N
+BLEZ r0, 13
+PUTL r1, A[i]
+MUL r1, r1, B[i]
+ADD c, c, r1
+SUB d[0:N], d[0:N], B[0:N]
+PUTL d[i], c
+DIV d[i], d[i], r1
+ADD i, i, 1
+JMP 2
+END
+"""
+
+
+@pytest.mark.parametrize("level, tier", [(None, None), (None, 5), (2, None), (0, None)],
+                         ids=["first-tier", "moving", "O2", "O0"])
+def test_a_nan_part_way_through_a_loop_is_the_reference_s(level, tier):
+    tp = encode(assemble_text(NAN_LOOP, "nan.incaa"))
+    nan = struct_float(0x7FF8000000000123)
+    signalling = struct_float(0xFFF0000000000456)
+    cases = [  # the first NaN comes from an operand, the other operand's, or inf - inf
+        {"A": [1.0] * 5 + [nan] + [2.0] * 6, "B": [0.5] * 9 + [-nan] + [1.0] * 2},
+        {"A": [1.0] * 12, "B": [1.0] * 3 + [signalling] + [-math.inf] * 8},
+        {"A": [1.0, 2.0, math.inf] + [1.0] * 9, "B": [1.0] * 7 + [-math.inf] * 5},
+    ]
+    run = functools.partial(llvmengine.run, level=level, strict=True)
+    for inputs in cases:
+        with tier_steps(tier) if tier is not None else contextlib.nullcontext():
+            assert outcome(tp, inputs, 10_000, run) == outcome(tp, inputs, 10_000, engine.run)
+
+
+def struct_float(b: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", b))[0]
 
 
 def test_code_calling_a_symbol_the_process_lacks_is_refused():
