@@ -47,12 +47,11 @@ OPT_LEVEL = 2  # LLVM's -O2 pipeline and code generation
 # about 500 lines.
 BIG_IR_LINES = 2500
 #: Steps a run takes in the first tier before it is compiled at full -O2. On matrix multiplication
-#: the pipeline costs 12-25 ms more to compile and saves 0.07-0.14 ns a step (at payload 131072 a
-#: run of 10.3-10.6 ms against 8.3-9.4; at 524288 with the base profile 82-90 against 62-79,
-#: measured in different spells of a shared machine), so it pays off after 100-350 M more steps.
-#: Moving after about that many (the rent-or-buy rule) costs a run of any length at most about
-#: twice what the better single choice would; at the high end, the paper's sizes never move.
-TIER_STEPS = 300_000_000
+#: the pipeline costs 8.5-9 ms more to compile and saves about 0.22 ns a step (at payload 131072 a
+#: run of 5.2-5.4 ms against 1.6; at 524288 with the base profile 46-47 against 17.3-17.4), so it
+#: pays off after about 40 M more steps. Moving after about that many (the rent-or-buy rule) costs
+#: a run of any length at most about twice what the better single choice would.
+TIER_STEPS = 40_000_000
 _CACHE_SIZE = 64
 _llvm: dict[str, object] = {}  # the binding module and a target machine per level, once loaded
 _cache: OrderedDict[tuple[str, int, bool], tuple[object, object]] = OrderedDict()
