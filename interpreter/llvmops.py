@@ -366,20 +366,24 @@ class Lowering:
         return pick
 
     def _nan_fixed(self, op: str, r: str, s: str, x: str) -> str:
-        """``x``, or the reference's NaN when ``x`` is NaN. Chosen by a branch, not a select: a
-        select puts the NaN test between each result and its next use (on matrix
-        multiplication's sum, in the chain from one iteration to the next), where a predicted
-        branch leaves the chain at the arithmetic alone (the first tier runs that kernel 1.6x
-        faster, the -O2 tier 4x)."""
+        """``x``, or the reference's NaN when ``x`` is NaN."""
+        isnan = self.ir.op(f"fcmp uno double {x}, 0.0")
+        return self._rarely(isnan, x, lambda: self.ir.op(
+            f"bitcast i64 {self._quiet_pick(op, r, s)} to double"))
+
+    def _rarely(self, cond: str, x: str, other) -> str:
+        """The double ``x``, or when ``cond`` holds (rarely: a NaN, a zero divisor) the one
+        ``other()`` emits. Chosen by a branch, not a select: a select puts the test between
+        ``x`` and its next use (on matrix multiplication's sum, in the chain from one iteration
+        to the next), where a predicted branch leaves the chain at the arithmetic (the first
+        tier runs that kernel 1.6x faster, the -O2 tier 4x)."""
         ir = self.ir
-        isnan = ir.op(f"fcmp uno double {x}, 0.0")
         slot = ir.alloca("double")
         ir.emit(f"store double {x}, ptr {slot}")
-        nan, done = ir.name("nan"), ir.name("num")
-        ir.emit(f"br i1 {isnan}, label %{nan}, label %{done}")
-        ir.label(nan)
-        ir.emit(f"store double {ir.op(f'bitcast i64 {self._quiet_pick(op, r, s)} to double')}, "
-                f"ptr {slot}")
+        rare, done = ir.name("rare"), ir.name("usual")
+        ir.emit(f"br i1 {cond}, label %{rare}, label %{done}")
+        ir.label(rare)
+        ir.emit(f"store double {other()}, ptr {slot}")
         ir.emit(f"br label %{done}")
         ir.label(done)
         return ir.op(f"load double, ptr {slot}")
@@ -399,17 +403,20 @@ class Lowering:
         return self._nan_fixed("MOD", r, s, x)  # x is NaN whenever an operand is
 
     def _fminmax(self, op: str, r: str, s: str) -> str:
-        """lang.isa's _fmin/_fmax: NaN if either is NaN; equal values ordered by sign."""
+        """lang.isa's _fmin/_fmax: NaN if either is NaN; equal values ordered by sign. Equal
+        values have the same bits but for zeros of two signs, so the ordered one is their bits'
+        OR (min: -0 if either is) or AND (max), with no test of a sign bit on the way (such a
+        test moved the value out of the FP registers and back: a max reduction took 8 times an
+        ADD's)."""
         ir = self.ir
-        rel = "olt" if op == "MIN" else "ogt"
-        strict = ir.op(f"fcmp {rel} double {r}, {s}")
+        strict = ir.op(f"fcmp {'olt' if op == 'MIN' else 'ogt'} double {r}, {s}")
         eq = ir.op(f"fcmp oeq double {r}, {s}")
-        neg = ir.op(f"icmp slt i64 {ir.op(f'bitcast double {r} to i64')}, 0")
-        by_sign = neg if op == "MIN" else ir.op(f"xor i1 {neg}, true")
-        take_r = ir.op(f"or i1 {strict}, {ir.op(f'and i1 {eq}, {by_sign}')}")
-        x = ir.op(f"select i1 {take_r}, double {r}, double {s}")
+        bits = ir.op(f"{'or' if op == 'MIN' else 'and'} i64 {ir.op(f'bitcast double {r} to i64')}, "
+                     f"{ir.op(f'bitcast double {s} to i64')}")
+        x = ir.op(f"select i1 {strict}, double {r}, double {s}")
+        x = ir.op(f"select i1 {eq}, double {ir.op(f'bitcast i64 {bits} to double')}, double {x}")
         anynan = ir.op(f"fcmp uno double {r}, {s}")
-        return ir.op(f"select i1 {anynan}, double {f64_literal(math.nan)}, double {x}")
+        return self._rarely(anynan, x, lambda: f64_literal(math.nan))
 
     # ---- one tuple ---------------------------------------------------------------------------
 

@@ -3,8 +3,8 @@ in ``test_engines.py``.
 
 * every operation on special values, through vector ops, bit for bit against the reference (one
   compiled program per element type);
-* a NaN that turns up part way through a loop (the NaN test is a branch) is the reference's, in
-  each tier and at each level;
+* a NaN that turns up part way through a loop (the NaN test is a branch), and MIN and MAX of
+  zeros of both signs, are the reference's, in each tier and at each level;
 * the runtime-symbol trap: code that would call a symbol this process does not provide (a
   128-bit division's libgcc helper) is refused before it runs;
 * without llvmlite, ``inca run --engine llvm`` fails with one line and the usage exit code;
@@ -67,16 +67,19 @@ NAN_LOOP = """.param N = 12
 .input B f64[N]
 .output c f64
 .output d f64[N]
+.output e f64
 PUTL i, 0
 PUTL r0, i
 LT r0, r0, N
-BLEZ r0, 13
+BLEZ r0, 15
 PUTL r1, A[i]
 MUL r1, r1, B[i]
 ADD c, c, r1
 SUB d[0:N], d[0:N], B[0:N]
 PUTL d[i], c
 DIV d[i], d[i], r1
+MAX e, e, A[i]
+MIN d[0:N], d[0:N], A[0:N]
 ADD i, i, 1
 JMP 2
 END
@@ -85,7 +88,7 @@ END
 
 @pytest.mark.parametrize("level, tier", [(None, None), (None, 5), (2, None), (0, None)],
                          ids=["first-tier", "moving", "O2", "O0"])
-def test_a_nan_part_way_through_a_loop_is_the_reference_s(level, tier):
+def test_nans_part_way_through_a_loop_and_signed_zeros_are_the_reference_s(level, tier):
     tp = encode(assemble_text(NAN_LOOP, "nan.incaa"))
     nan = struct_float(0x7FF8000000000123)
     signalling = struct_float(0xFFF0000000000456)
@@ -93,6 +96,7 @@ def test_a_nan_part_way_through_a_loop_is_the_reference_s(level, tier):
         {"A": [1.0] * 5 + [nan] + [2.0] * 6, "B": [0.5] * 9 + [-nan] + [1.0] * 2},
         {"A": [1.0] * 12, "B": [1.0] * 3 + [signalling] + [-math.inf] * 8},
         {"A": [1.0, 2.0, math.inf] + [1.0] * 9, "B": [1.0] * 7 + [-math.inf] * 5},
+        {"A": [0.0, -0.0] * 6, "B": [-0.0, 0.0, 1.0] * 4},  # MIN and MAX of zeros, 0 / 0
     ]
     run = functools.partial(llvmengine.run, level=level, strict=True)
     for inputs in cases:
