@@ -171,7 +171,7 @@ def fingerprint(nic: NIC, counter: CountingEvent) -> str:
     from, as text that does not depend on the process: the buffers (name, type, shape, and the
     buffer whose storage a view shares) and the triggered operations and matching entries (not
     their source locations). The inputs' values are left out: a run with other values may be
-    shorter, and then only looks for code it did not need."""
+    shorter, and then goes on in the llvm engine where the reference would have ended sooner."""
     from . import objcache
 
     first_of: dict[int, str] = {}
