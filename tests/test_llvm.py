@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from inca.interpreter import cli, cpu, llvmcapi, llvmengine, objcache
+from inca.interpreter import cli, cpu, engine, llvmcapi, llvmengine, objcache
 from inca.interpreter.loader import execute
 from inca.interpreter.profiles import load_profile
 from inca.lang.diagnostics import EXIT_USAGE
@@ -35,7 +35,6 @@ from inca.lang.isa import OPCODES, semantics
 from inca.lang.tuples import encode
 from inca.compiler.assembler import assemble_text
 from engine_fuzz import outcome
-from inca.interpreter import engine
 from test_engines import F64S, I64S, assert_same, tier_steps
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,12 +85,16 @@ END
 """
 
 
+def from_bits(b: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", b))[0]
+
+
 @pytest.mark.parametrize("level, tier", [(None, None), (None, 5), (2, None), (0, None)],
                          ids=["first-tier", "moving", "O2", "O0"])
 def test_nans_part_way_through_a_loop_and_signed_zeros_are_the_reference_s(level, tier):
     tp = encode(assemble_text(NAN_LOOP, "nan.incaa"))
-    nan = struct_float(0x7FF8000000000123)
-    signalling = struct_float(0xFFF0000000000456)
+    nan = from_bits(0x7FF8000000000123)
+    signalling = from_bits(0xFFF0000000000456)
     cases = [  # the first NaN comes from an operand, the other operand's, or inf - inf
         {"A": [1.0] * 5 + [nan] + [2.0] * 6, "B": [0.5] * 9 + [-nan] + [1.0] * 2},
         {"A": [1.0] * 12, "B": [1.0] * 3 + [signalling] + [-math.inf] * 8},
@@ -102,10 +105,6 @@ def test_nans_part_way_through_a_loop_and_signed_zeros_are_the_reference_s(level
     for inputs in cases:
         with tier_steps(tier) if tier is not None else contextlib.nullcontext():
             assert outcome(tp, inputs, 10_000, run) == outcome(tp, inputs, 10_000, engine.run)
-
-
-def struct_float(b: int) -> float:
-    return struct.unpack("<d", struct.pack("<Q", b))[0]
 
 
 def test_code_calling_a_symbol_the_process_lacks_is_refused():
