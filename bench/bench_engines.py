@@ -111,7 +111,8 @@ def llvm_phases(tp, profile, inputs, max_steps: int, full: bool | None = None, o
     kernel = llvmengine.kernel_function(address, len(arrays))
     counts = (ctypes.c_int64 * max(1, len(tr.order)))()
     where = ctypes.c_int64()
-    pointers = [a.buffer_info()[0] for a in arrays]
+    work = llvmengine.scratch(tr)
+    pointers = [work.buffer_info()[0], *(a.buffer_info()[0] for a in arrays)]
     t3 = time.perf_counter()
     kernel(counts, ctypes.byref(where), max_steps, cfg.entry, *pointers)
     how = f"LLVM -O{level}" + ("" if full else " code generation after SROA alone")

@@ -50,14 +50,14 @@ def _bits(values: list) -> list:
 
 
 def harness(storages: int) -> str:
-    """LLVM IR of ``i32 @repeat(i64 n, i1 call, ptr counts, ptr where, i64 block, ptr work,
-    ptr pristine, ptr sizes)``: ``n`` times, copy each pristine buffer over its working buffer
-    (the three tables hold their addresses and byte sizes) and, when ``call`` is set, call
-    ``@kernel`` on the working buffers. The call is kept out of line so every pass runs the
-    kernel as it is, not folded into the loop."""
+    """LLVM IR of ``i32 @repeat(i64 n, i1 call, ptr counts, ptr where, i64 block, ptr scratch,
+    ptr work, ptr pristine, ptr sizes)``: ``n`` times, copy each pristine buffer over its working
+    buffer (the three tables hold their addresses and byte sizes) and, when ``call`` is set, call
+    ``@kernel`` on the working buffers (with the kernel's scratch memory). The call is kept out
+    of line so every pass runs the kernel as it is, not folded into the loop."""
     lines = ["declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)",
-             "define i32 @repeat(i64 %n, i1 %call, ptr %counts, ptr %where, i64 %block, ptr %work, "
-             "ptr %pristine, ptr %sizes) {",
+             "define i32 @repeat(i64 %n, i1 %call, ptr %counts, ptr %where, i64 %block, "
+             "ptr %scratch, ptr %work, ptr %pristine, ptr %sizes) {",
              "entry:", "  br label %test",
              "test:", "  %i = phi i64 [0, %entry], [%i.next, %next]",
              "  %more = icmp ult i64 %i, %n", "  br i1 %more, label %pass, label %out",
@@ -72,7 +72,8 @@ def harness(storages: int) -> str:
                   f"  call void @llvm.memcpy.p0.p0.i64(ptr %w{j}, ptr %p{j}, i64 %n{j}, i1 false)"]
     args = "".join(f", ptr %w{j}" for j in range(storages))
     lines += ["  br i1 %call, label %run, label %next",
-              "run:", f"  %st = call i32 @kernel(ptr %counts, ptr %where, i64 0, i64 %block{args}) #0",
+              "run:", f"  %st = call i32 @kernel(ptr %counts, ptr %where, i64 0, i64 %block, "
+              f"ptr %scratch{args}) #0",
               "  br label %next",
               "next:", "  %i.next = add i64 %i, 1", "  br label %test",
               "out:", "  ret i32 0", "}", "attributes #0 = { noinline }", ""]
@@ -81,7 +82,7 @@ def harness(storages: int) -> str:
 
 _HARNESS = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_bool, ctypes.c_void_p,
                             ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
-                            ctypes.c_void_p)
+                            ctypes.c_void_p, ctypes.c_void_p)
 
 
 def _seconds(loop, n: int) -> float:
@@ -116,6 +117,8 @@ def measure(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None,
     work = table(*(a.buffer_info()[0] for a in arrays))
     sources = table(*(a.buffer_info()[0] for a in pristine))
     sizes = table(*(len(a) * a.itemsize for a in arrays))
+    spare = llvmengine.scratch(tr)  # (kept alive while the kernel may run)
+    scratch = spare.buffer_info()[0]
     where = ctypes.c_int64()
     counts = (ctypes.c_int64 * 1)()
     ir = tr.ir + "\n" + harness(len(arrays))
@@ -126,7 +129,7 @@ def measure(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None,
         repeat = _HARNESS(engine.address("repeat"))
         for a, p in zip(arrays, pristine):
             a[:] = p
-        if kernel(counts, ctypes.byref(where), 0, cfg.entry, *work) != END:
+        if kernel(counts, ctypes.byref(where), 0, cfg.entry, scratch, *work) != END:
             raise CPUMismatch(f"the kernel compiled at -O{level} stopped at PC {where.value}")
         llvmengine.unpack(nic, tr.storage, arrays)
         for name, want in model.outputs.items():
@@ -137,7 +140,7 @@ def measure(tp: TupleProgram, profile: Profile, inputs: dict[str, list] | None,
                                   f"from the model's")
 
         def passes(n: int, call: bool = True) -> None:
-            repeat(n, call, counts, ctypes.byref(where), cfg.entry, work, sources, sizes)
+            repeat(n, call, counts, ctypes.byref(where), cfg.entry, scratch, work, sources, sizes)
 
         n = _calibrate(passes)
         runs = [_seconds(passes, n) for _ in range(REPETITIONS)]

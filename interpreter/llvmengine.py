@@ -218,12 +218,18 @@ def _refuse_wide_division(optimised: str) -> None:
 
 
 def kernel_function(address: int, storages: int):
-    """A ctypes function for a kernel's address: (counts, where, fuel, block, *storages)."""
+    """A ctypes function for a kernel's address: (counts, where, fuel, block, scratch,
+    *storages)."""
     import ctypes
 
     proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
-                             ctypes.c_int64, *[ctypes.c_void_p] * storages)
+                             ctypes.c_int64, *[ctypes.c_void_p] * (storages + 1))
     return proto(address)
+
+
+def scratch(tr) -> array:
+    """The scratch memory a translation's kernel needs (at least one element)."""
+    return array("q", bytes(8 * max(1, tr.scratch)))
 
 
 def pack(nic: NIC, names: tuple[str, ...]) -> list[array]:
@@ -310,7 +316,8 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
 
     engines = [ee]  # each kept alive while its code may run
     kernel = kernel_function(address, len(arrays))
-    pointers = [a.buffer_info()[0] for a in arrays]
+    work = scratch(tr)
+    pointers = [work.buffer_info()[0], *(a.buffer_info()[0] for a in arrays)]
     counts = (ctypes.c_int64 * max(1, len(tr.order)))()
     where = ctypes.c_int64()
     # the step count at which the first tier hands over (None: this is the last tier)

@@ -6,11 +6,13 @@ counter, an i64 slot that LLVM keeps in a register; the counters give every tupl
 exactly. A loop header first takes its reserve from the fuel and returns to the caller when the
 fuel would go negative, as the python engine's function does (:mod:`.pygen`).
 
-    i32 @kernel(ptr %counts, ptr %where, i64 %fuel, i64 %block, ptr %m0, ptr %m1, ...)
+    i32 @kernel(ptr %counts, ptr %where, i64 %fuel, i64 %block, ptr %scratch, ptr %m0, ptr %m1, ...)
 
 takes the block counters so far (read at entry, written back at every exit), the fuel, the start
-PC value of the block to begin at (the entry or a header) and one pointer per storage (a buffer
-and its views share one; distinct storages never overlap, so the pointers are ``noalias``). A
+PC value of the block to begin at (the entry or a header), scratch memory of ``scratch`` 8-byte
+elements (where a vector op reads a source whole before storing: :mod:`.llvmops`) and one
+pointer per storage (a buffer and its views share one; distinct storages never overlap, so the
+pointers are ``noalias``). A
 scalar whose storage no other name shares lives in a slot promoted to a register, loaded at
 entry and stored back at every exit. It returns a status of :mod:`.pygen` and writes a PC value
 to ``where``: END or OFF_END (where the run stopped), RECOUNT (the header whose reserve did not
@@ -37,6 +39,7 @@ class Translation:
     storage: tuple[str, ...]  # the buffer naming each storage pointer, in argument order
     order: tuple[int, ...]  # block starts, in the order of the counters
     sizes: tuple[int, ...]  # tuples per block, in the same order
+    scratch: int  # 8-byte elements of scratch memory the kernel needs (0: none)
 
 
 def translate(nic: NIC, armed: Armed, cfg: Cfg, counters: bool = True) -> Translation:
@@ -82,10 +85,12 @@ def translate(nic: NIC, armed: Armed, cfg: Cfg, counters: bool = True) -> Transl
     params = "".join(f", ptr noalias %m{j}" for j in range(len(first)))
     text = "\n".join([
         *ir.globals,
-        f"define i32 @kernel(ptr noalias %counts, ptr noalias %where, i64 %fuel, i64 %block{params}) nounwind {{",
+        f"define i32 @kernel(ptr noalias %counts, ptr noalias %where, i64 %fuel, i64 %block, "
+        f"ptr noalias %scratch{params}) nounwind {{",
         *head, *ir.lines, *tail, "}",
         "declare double @llvm.fabs.f64(double)", ""])
-    return Translation(text, first, tuple(b.start for b in runs), tuple(len(b.pcs) for b in runs))
+    return Translation(text, first, tuple(b.start for b in runs), tuple(len(b.pcs) for b in runs),
+                       low.scratch)
 
 
 class _Gen:

@@ -169,6 +169,7 @@ class Lowering:
         self.ranges = ranges
         self.state: State | None = None
         self.pc = 0
+        self.scratch = 0  # elements of the largest source a vector op reads whole first
 
     # ---- locations ---------------------------------------------------------------------------
 
@@ -417,6 +418,9 @@ class Lowering:
         anynan = ir.op(f"fcmp uno double {r}, {s}")
         return self._rarely(anynan, x, lambda: f64_literal(math.nan))
 
+    def _scratch_ptr(self, t: str, e: str) -> str:
+        return self.ir.op(f"getelementptr inbounds {t}, ptr %scratch, i64 {e}")
+
     # ---- one tuple ---------------------------------------------------------------------------
 
     def blez(self, slot: Slot) -> str:
@@ -460,8 +464,12 @@ class Lowering:
         ir.emit(f"store {t} {self.binary(op, dtype, old, value)}, ptr {target}")
 
     def vector_op(self, op: str, put: bool, dest: Ref, dtype: str, src, conv) -> None:
-        """The whole source read first (so it may overlap the destination) and converted, the
-        destination checked, every divisor checked, then the elements stored in order."""
+        """The source checked and converted, the destination checked, every divisor checked,
+        then the elements stored in order: nothing is stored before the op would fault, so the
+        reference can fire it again. A source in the destination's storage (which it may
+        overlap), or one whose conversion may fault, is read whole first, into the scratch
+        memory the caller passes (``%scratch``, :attr:`scratch` elements; on the stack, a long
+        vector overflowed it); any other is read as the elements are stored."""
         ir, t = self.ir, ty(dtype)
         dshape = tuple(i.length for i in dest.index if isinstance(i, Slice))
         n = math.prod(dshape)
@@ -477,16 +485,21 @@ class Lowering:
             if lay.size == 1:
                 value, get = self.convert(ir.op(f"load {lay.ty}, ptr {self.offset(lay, '0')}"), conv), None
             else:
-                tmp = ir.alloca(f"[{lay.size} x {t}]")
-                with ir.loop(lay.size) as e:
-                    v = self.convert(ir.op(f"load {lay.ty}, ptr {self.offset(lay, e)}"), conv)
-                    ir.emit(f"store {t} {v}, ptr {ir.op(f'getelementptr inbounds {t}, ptr {tmp}, i64 {e}')}")
+                if self.storage[src.name] == self.storage[dest.name] or conv == "i64":
+                    self.scratch = max(self.scratch, lay.size)
+                    with ir.loop(lay.size) as e:
+                        v = self.convert(ir.op(f"load {lay.ty}, ptr {self.offset(lay, e)}"), conv)
+                        ir.emit(f"store {t} {v}, ptr {self._scratch_ptr(t, e)}")
+                    read = lambda at: ir.op(f"load {t}, ptr {self._scratch_ptr(t, at)}")
+                else:  # nothing the op stores changes it, and reading it cannot fault
+                    read = lambda at: self.convert(ir.op(f"load {lay.ty}, ptr {self.offset(lay, at)}"),
+                                                   conv)
                 bmap = tuple(broadcast_map(lay.shape, dshape))
                 if bmap != tuple(range(lay.size)) * (n // lay.size):
                     table = f"@tab{ir.name('')}"
                     ir.globals.append(f"{table} = private unnamed_addr constant [{n} x i64] "
                                       f"[{', '.join(f'i64 {i}' for i in bmap)}]")
-                get = (tmp, lay.size)
+                get = (read, lay.size)
                 value = None
         dlay = self.layout(dest)
         divides = op in ("DIV", "MOD") and dtype == "i64"
@@ -494,12 +507,12 @@ class Lowering:
         def element(e: str) -> str:
             if get is None:
                 return value
-            tmp, size = get
+            read, size = get
             if table is not None:
                 at = ir.op(f"load i64, ptr {ir.op(f'getelementptr inbounds [{n} x i64], ptr {table}, i64 0, i64 {e}')}")
             else:
                 at = e if size == n else ir.op(f"urem i64 {e}, {size}")
-            return ir.op(f"load {t}, ptr {ir.op(f'getelementptr inbounds {t}, ptr {tmp}, i64 {at}')}")
+            return read(at)
 
         if divides:
             if known == 0:
@@ -509,8 +522,7 @@ class Lowering:
                 self.nonzero(value)
             elif get is not None:
                 with ir.loop(get[1]) as e:
-                    v = ir.op(f"load {t}, ptr {ir.op(f'getelementptr inbounds {t}, ptr {get[0]}, i64 {e}')}")
-                    self.nonzero(v)
+                    self.nonzero(get[0](e))
         with ir.loop(n) as e:
             p = self.offset(dlay, e)
             v = element(e)

@@ -107,6 +107,20 @@ def test_nans_part_way_through_a_loop_and_signed_zeros_are_the_reference_s(level
             assert outcome(tp, inputs, 10_000, run) == outcome(tp, inputs, 10_000, engine.run)
 
 
+def test_vector_ops_longer_than_the_stack_holds_run():
+    # 1,100,000 elements (8.8 MB) a source: read whole first into the stack, it overflowed the
+    # main thread's 8 MB and the process died (linear-interpolation -O2 at 1 MiB, --profile base)
+    n = 1_100_000
+    text = (f".input A f64[{n}]\n.input B f64[{n}]\n.output C f64[{n}]\n"
+            f"PUTL C[0:{n}], A[0:{n}]\nMUL C[0:{n}], C[0:{n}], B[0:{n}]\n"  # another storage
+            f"ADD A[1:{n}], A[1:{n}], A[0:{n - 1}]\n"  # the same storage: scratch memory
+            f"DIV C[0:{n}], C[0:{n}], A[0:{n}]\nEND\n")
+    tp = encode(assemble_text(text, "long.incaa"))
+    inputs = {"A": [float(i % 7) - 3.0 for i in range(n)], "B": [0.5 + i % 3 for i in range(n)]}
+    prof = load_profile("base")
+    assert_same(execute(tp, prof, inputs, engine="llvm"), execute(tp, prof, inputs), "llvm")
+
+
 def test_code_calling_a_symbol_the_process_lacks_is_refused():
     missing = ("declare i64 @inca_no_such_symbol(i64)\n"
                "define i64 @kernel(i64 %a) {\n  %r = call i64 @inca_no_such_symbol(i64 %a)\n"
@@ -157,7 +171,8 @@ def test_inca_run_cpu_times_the_kernel_compiled_for_this_machine():
 def test_the_cpu_timing_loop_resets_the_buffers_and_calls_the_kernel_once_a_pass(level):
     # X[0] += 1 on two buffers: one reset before every pass, one not (a size of 0 bytes), so
     # after n passes the first holds one increment and the second n (0 without the calls)
-    ir = ("define i32 @kernel(ptr %counts, ptr %where, i64 %fuel, i64 %block, ptr %m0, ptr %m1) {\n"
+    ir = ("define i32 @kernel(ptr %counts, ptr %where, i64 %fuel, i64 %block, ptr %scratch, "
+          "ptr %m0, ptr %m1) {\n"
           + "".join(f"  %v{j} = load i64, ptr %m{j}\n  %w{j} = add i64 %v{j}, 1\n"
                     f"  store i64 %w{j}, ptr %m{j}\n" for j in (0, 1))
           + "  ret i32 0\n}\n" + cpu.harness(2))
@@ -166,7 +181,7 @@ def test_the_cpu_timing_loop_resets_the_buffers_and_calls_the_kernel_once_a_pass
     for call, after in ((True, [11, 17]), (False, [10, 10])):
         work, pristine = [array("q", [10]), array("q", [10])], [array("q", [10]), array("q", [10])]
         table = ctypes.c_int64 * 2
-        repeat(7, call, None, None, 0, table(*(a.buffer_info()[0] for a in work)),
+        repeat(7, call, None, None, 0, None, table(*(a.buffer_info()[0] for a in work)),
                table(*(a.buffer_info()[0] for a in pristine)), table(8, 0))
         assert [a[0] for a in work] == after
 
