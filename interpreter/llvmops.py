@@ -28,7 +28,7 @@ from ..lang.frozen import frozen
 from ..lang.isa import CONVERT, I64_MAX, I64_MIN, ArithmeticFault
 from ..lang.program import Affine, Imm, Ref, Slice
 from .blocks import Untranslatable
-from .engine import Slot, broadcast_map
+from .engine import Slot
 from .nic import Buffer
 from .pyops import data_parts, element_runs
 from .ranges import Ranges, State
@@ -145,6 +145,16 @@ class Layout:
     base: str
     runs: tuple[tuple[int, int], ...]
     shape: tuple[int, ...]
+    steps: tuple[int, ...]  # the step of each dimension of ``shape``
+
+    def spread(self, dshape: tuple[int, ...]) -> Layout:
+        """This layout read as ``dshape``'s elements in row-major order, by NumPy broadcasting:
+        a dimension it lacks or has once steps by 0."""
+        pad = len(dshape) - len(self.shape)
+        shape, steps = (1,) * pad + self.shape, (0,) * pad + self.steps
+        dims = [(d, st if n == d else 0) for d, n, st in zip(dshape, shape, steps)]
+        return Layout(self.ptr, self.ty, self.base, element_runs(dims), dshape,
+                      tuple(st for _, st in dims))
 
     @property
     def size(self) -> int:
@@ -226,7 +236,7 @@ class Lowering:
         if len(ref.index) != len(buf.shape):
             raise Untranslatable(f"'{ref}' does not index every dimension of '{ref.name}'")
         ir = self.ir
-        oks, base, dims, shape = [], [], [], []
+        oks, base, dims, shape, steps = [], [], [], [], []
         const = 0
         for idx, n, stride in zip(ref.index, buf.shape, buf.strides):
             lo, length, step = (idx.lo, idx.length, idx.step) if isinstance(idx, Slice) else (idx, 1, 1)
@@ -234,6 +244,7 @@ class Lowering:
                 raise Untranslatable(f"'{ref}' selects no element")
             if isinstance(idx, Slice):
                 shape.append(length)
+                steps.append(step * stride)
             dims.append((length, step * stride))
             value = str(lo.const) if lo.is_const else self.affine(lo)
             ok = self.in_bounds(lo, value, n - 1 - (length - 1) * step)
@@ -246,13 +257,15 @@ class Lowering:
         if "false" in oks:  # always out of bounds: the code after the fault is never reached
             ir.emit(f"br label %{ir.fault(self.pc)}")
             ir.label(ir.name("dead"))
-            return Layout(self.mem(ref.name), self.ty(ref.name), "0", element_runs(dims), tuple(shape))
+            return Layout(self.mem(ref.name), self.ty(ref.name), "0", element_runs(dims), tuple(shape),
+                          tuple(steps))
         for ok in oks:
             ir.unless(ok, self.pc)
         addr = str(const)
         for b in base:
             addr = b if addr == "0" else ir.op(f"add i64 {addr}, {b}")
-        return Layout(self.mem(ref.name), self.ty(ref.name), addr, element_runs(dims), tuple(shape))
+        return Layout(self.mem(ref.name), self.ty(ref.name), addr, element_runs(dims), tuple(shape),
+                      tuple(steps))
 
     def element_ptr(self, ref: Ref) -> str:
         """The checked address of the one element a scalar, element or vector reference reads
@@ -270,6 +283,8 @@ class Lowering:
         off, inner = "0", lay.size
         for n, step in lay.runs:
             inner //= n
+            if step == 0:  # a dimension a source is broadcast along
+                continue
             j = e if inner == 1 else ir.op(f"udiv i64 {e}, {inner}")
             if n * inner != lay.size:
                 j = ir.op(f"urem i64 {j}, {n}")
@@ -418,9 +433,6 @@ class Lowering:
         anynan = ir.op(f"fcmp uno double {r}, {s}")
         return self._rarely(anynan, x, lambda: f64_literal(math.nan))
 
-    def _scratch_ptr(self, t: str, e: str) -> str:
-        return self.ir.op(f"getelementptr inbounds {t}, ptr %scratch, i64 {e}")
-
     # ---- one tuple ---------------------------------------------------------------------------
 
     def blez(self, slot: Slot) -> str:
@@ -473,7 +485,6 @@ class Lowering:
         ir, t = self.ir, ty(dtype)
         dshape = tuple(i.length for i in dest.index if isinstance(i, Slice))
         n = math.prod(dshape)
-        table = None
         if isinstance(src, Imm) or not src.is_vector:
             value, known = self.read(src, conv)
             get = None
@@ -484,35 +495,21 @@ class Lowering:
             known = None
             if lay.size == 1:
                 value, get = self.convert(ir.op(f"load {lay.ty}, ptr {self.offset(lay, '0')}"), conv), None
-            else:
-                if self.storage[src.name] == self.storage[dest.name] or conv == "i64":
-                    self.scratch = max(self.scratch, lay.size)
-                    with ir.loop(lay.size) as e:
-                        v = self.convert(ir.op(f"load {lay.ty}, ptr {self.offset(lay, e)}"), conv)
-                        ir.emit(f"store {t} {v}, ptr {self._scratch_ptr(t, e)}")
-                    read = lambda at: ir.op(f"load {t}, ptr {self._scratch_ptr(t, at)}")
-                else:  # nothing the op stores changes it, and reading it cannot fault
-                    read = lambda at: self.convert(ir.op(f"load {lay.ty}, ptr {self.offset(lay, at)}"),
-                                                   conv)
-                bmap = tuple(broadcast_map(lay.shape, dshape))
-                if bmap != tuple(range(lay.size)) * (n // lay.size):
-                    table = f"@tab{ir.name('')}"
-                    ir.globals.append(f"{table} = private unnamed_addr constant [{n} x i64] "
-                                      f"[{', '.join(f'i64 {i}' for i in bmap)}]")
-                get = (read, lay.size)
-                value = None
+            elif self.storage[src.name] == self.storage[dest.name] or conv == "i64":
+                self.scratch = max(self.scratch, lay.size)
+                steps = tuple(math.prod(lay.shape[k + 1:]) for k in range(len(lay.shape)))
+                whole = Layout("%scratch", t, "0", ((lay.size, 1),), lay.shape, steps)
+                with ir.loop(lay.size) as e:
+                    v = self.convert(ir.op(f"load {lay.ty}, ptr {self.offset(lay, e)}"), conv)
+                    ir.emit(f"store {t} {v}, ptr {self.offset(whole, e)}")
+                value, get = None, (whole, whole.spread(dshape), None)
+            else:  # nothing the op stores changes it, and reading it cannot fault
+                value, get = None, (lay, lay.spread(dshape), conv)
         dlay = self.layout(dest)
         divides = op in ("DIV", "MOD") and dtype == "i64"
 
-        def element(e: str) -> str:
-            if get is None:
-                return value
-            read, size = get
-            if table is not None:
-                at = ir.op(f"load i64, ptr {ir.op(f'getelementptr inbounds [{n} x i64], ptr {table}, i64 0, i64 {e}')}")
-            else:
-                at = e if size == n else ir.op(f"urem i64 {e}, {size}")
-            return read(at)
+        def load(lay: Layout, e: str, conv: str | None) -> str:
+            return self.convert(ir.op(f"load {lay.ty}, ptr {self.offset(lay, e)}"), conv)
 
         if divides:
             if known == 0:
@@ -521,11 +518,11 @@ class Lowering:
             elif known is None and get is None:
                 self.nonzero(value)
             elif get is not None:
-                with ir.loop(get[1]) as e:
-                    self.nonzero(get[0](e))
+                with ir.loop(get[0].size) as e:
+                    self.nonzero(load(get[0], e, get[2]))
         with ir.loop(n) as e:
             p = self.offset(dlay, e)
-            v = element(e)
+            v = value if get is None else load(get[1], e, get[2])
             if not put:
                 v = self.binary(op, dtype, ir.op(f"load {t}, ptr {p}"), v)
             ir.emit(f"store {t} {v}, ptr {p}")

@@ -28,7 +28,11 @@ from pathlib import Path
 import pytest
 
 from inca.interpreter import cli, cpu, engine, llvmcapi, llvmengine, objcache
-from inca.interpreter.loader import execute
+from inca.compiler.frontend import Options, load_tuples
+from inca.interpreter.blocks import analyse
+from inca.interpreter.llvmgen import translate
+from inca.interpreter.loader import execute, install
+from inca.interpreter.nic import NIC
 from inca.interpreter.profiles import load_profile
 from inca.lang.diagnostics import EXIT_USAGE
 from inca.lang.isa import OPCODES, semantics
@@ -119,6 +123,48 @@ def test_vector_ops_longer_than_the_stack_holds_run():
     inputs = {"A": [float(i % 7) - 3.0 for i in range(n)], "B": [0.5 + i % 3 for i in range(n)]}
     prof = load_profile("base")
     assert_same(execute(tp, prof, inputs, engine="llvm"), execute(tp, prof, inputs), "llvm")
+
+
+BROADCASTS = """.input A f64[4][3]
+.input R f64[3]
+.inout M f64[4][3]
+.var V f64[12] @ M
+.output C f64[4][3]
+PUTL C[0:4][0:3], A[0:4][1:2]
+ADD C[0:4][0:3], C[0:4][0:3], R[0:3]
+MUL C[0:4][0:3], C[0:4][0:3], A[2:3][0:3]
+SUB M[0:4][0:3], M[0:4][0:3], M[0:4][2:3]
+ADD M[1:4][0:3], M[1:4][0:3], V[0:3]
+DIV C[0:2][0:3], C[0:2][0:3], M[3:4][0:3]
+END
+"""
+
+
+def test_broadcast_sources_are_read_through_strides_alike():
+    # a column, a row, one row of a matrix, from another storage and from the destination's own
+    # (scratch memory): each read as the reference reads it, with no table of positions
+    tp = encode(assemble_text(BROADCASTS, "spread.incaa"))
+    inputs = {"A": [float(i) - 5.5 for i in range(12)], "R": [0.5, -0.0, 2.0],
+              "M": [float(i * i % 7) - 1.0 for i in range(12)]}
+    prof = load_profile("base")
+    assert_same(execute(tp, prof, inputs, engine="llvm"), execute(tp, prof, inputs), "llvm")
+    nic = NIC(prof)
+    pc, _ = install(tp, nic, inputs)
+    nic.ct_set(pc, 1)
+    armed = engine.arm(nic, pc)
+    assert "@tab" not in translate(nic, armed, analyse(armed, pc.value)).ir
+
+
+def test_matrix_multiplication_at_O2_translates_to_a_short_function():
+    # at -O2 each step is a vector op over the whole matrix with a column of A broadcast along
+    # the rows: 128 x 128 made 17.5 MB of IR through tables of positions (1.3 s to compile)
+    tp = load_tuples(str(ROOT / "examples" / "kernels" / "matrix-multiplication.incaq"),
+                     Options({"PAYLOAD": 131072}, 2, (), False, False))
+    nic = NIC(load_profile("base"))
+    pc, _ = install(tp, nic, None)
+    nic.ct_set(pc, 1)
+    armed = engine.arm(nic, pc)
+    assert len(translate(nic, armed, analyse(armed, pc.value)).ir) < 500_000
 
 
 def test_code_calling_a_symbol_the_process_lacks_is_refused():
