@@ -167,8 +167,17 @@ def make_fetch(payload, dest: Ref | None, buffers: dict[str, Buffer]) -> Callabl
         addrs = vector_addresses(payload, buf, buffers)
         if not vector:  # a one-element vector read as a scalar (lang.check admits only those)
             return lambda: data[addrs()[0]]
-        bmap = broadcast_map(_shape(payload), _shape(dest))
-        return lambda: (lambda vals: [vals[i] for i in bmap])([data[a] for a in addrs()])
+        src, shape = _shape(payload), _shape(dest)
+        if src == shape:  # every element onto its own
+            return lambda: [data[a] for a in addrs()]
+        bmap: list[int] = []  # made when the op first fires (preparing a run fires nothing)
+
+        def spread() -> list:
+            if not bmap:
+                bmap.extend(broadcast_map(src, shape))
+            vals = [data[a] for a in addrs()]
+            return [vals[i] for i in bmap]
+        return spread
     if not payload.index:
         if vector:
             return lambda: [data[0]] * n
@@ -330,6 +339,7 @@ class Prepared:
     apply: dict  # match bits -> atomic of the persistent ME posted for them
     k_at: tuple  # PC value -> tuple number, for statistics
     size: int
+    armed: Armed  # what was prepared
 
 
 _END = object()
@@ -350,7 +360,7 @@ def prepare(nic: NIC, counter: CountingEvent) -> Prepared:
         fetch[pc] = make_fetch(slot.op.payload, slot.entry.dest, nic.buffers)
         bits[pc] = slot.op.match_bits
         apply[slot.entry.match_bits] = make_apply(slot.entry, nic.buffers, slot.src_dtype, slot.nxt)
-    return Prepared(fetch, bits, apply, armed.k_at, armed.size)
+    return Prepared(fetch, bits, apply, armed.k_at, armed.size, armed)
 
 
 @record

@@ -36,9 +36,17 @@ def broadcast_map(src: tuple[int, ...], dest: tuple[int, ...]) -> list[int]:
         strides.append(step if n != 1 else 0)
         step *= n
     strides.reverse()
-    out = [0]
-    for n_dest, st in zip(dest, strides):
-        out = [o + j * st for o in out for j in range(n_dest)]
+    if not dest:
+        return [0]
+    # the rows' first positions, then each row whole at once (a range or a repeat: a long
+    # vector's map was one comprehension step per element, 7 ms for 262,144)
+    bases = [0]
+    for n, st in zip(dest[:-1], strides[:-1]):
+        bases = [b + j * st for b in bases for j in range(n)]
+    n, st = dest[-1], strides[-1]
+    out: list[int] = []
+    for b in bases:
+        out += range(b, b + n * st, st) if st else [b] * n
     return out
 
 

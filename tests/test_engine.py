@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from inca.compiler.assembler import assemble_text
 from inca.interpreter.engine import RuntimeFault, StepLimit
 from inca.interpreter.loader import RunResult, execute, time_us_text
 from inca.interpreter.profiles import load_profile
+from inca.lang.check import broadcast_map
 from inca.lang.diagnostics import DiagnosticError
 from inca.lang.tuples import encode
 
@@ -52,6 +56,22 @@ END
 """
     r = run_asm(text, {"A": [0, 0, 100]})
     assert r.outputs["T"] == [107] * 6
+
+
+@given(st.lists(st.integers(1, 5), max_size=4).flatmap(lambda dest: st.tuples(
+    st.just(tuple(dest)), st.integers(0, len(dest)).flatmap(lambda k: st.tuples(
+        *[st.sampled_from([1, n]) for n in dest[k:]])))))
+def test_the_broadcast_map_is_numpy_s_position_of_each_element(shapes):
+    # row-major over the destination, each position the source element NumPy broadcasting reads
+    dest, src = shapes
+    pad = (1,) * (len(dest) - len(src)) + src
+    want = []
+    for at in itertools.product(*[range(n) for n in dest]):
+        pos = 0
+        for j, n in zip(at, pad):
+            pos = pos * n + (j if n != 1 else 0)
+        want.append(pos)
+    assert broadcast_map(src, dest) == want
 
 
 def test_vector_broadcasts_rows_and_size_one_dimensions(run_asm):

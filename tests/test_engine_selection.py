@@ -24,7 +24,7 @@ from inca.compiler.printer import print_program
 from inca.interpreter import engine, llvmcapi, selection
 from inca.interpreter.inputs import gather_inputs
 from inca.interpreter.engine import RuntimeFault
-from inca.interpreter.loader import execute
+from inca.interpreter.loader import execute, install
 from inca.interpreter.profiles import load_profile
 from inca.interpreter.stepper import Stepper
 from inca.lang.tuples import encode
@@ -136,6 +136,61 @@ def test_a_run_whose_machine_code_is_ready_goes_on_in_the_llvm_engine_at_once(no
             want.outputs, want.by_class, want.time_ns, want.instructions)
     small, small_inputs = _matmul(2, 3)
     assert execute(small, prof, small_inputs).engine == "reference"  # a short run stays there
+
+
+HEAVY = """.param N = {n}
+.input A f64[N]
+.input B f64[N]
+.output C f64[N]
+.output s f64
+PUTL C[0:N], A[0:N]
+MUL C[0:N], C[0:N], B[0:N]
+ADD C[0:N], C[0:N], A[0:N]
+PUTL i, 0
+PUTL r, i
+LT r, r, 4
+BLEZ r, 11
+ADD s, s, C[i]
+ADD i, i, 1
+JMP 5
+END
+"""
+
+
+def _heavy(n: int):
+    tp = encode(assemble_text(HEAVY.format(n=n), "heavy.incaa"))
+    return tp, gather_inputs({b.name: b for b in tp.buffers}, [], 1)
+
+
+def test_the_entry_work_counts_elements_up_to_the_first_branch():
+    tp, _ = _heavy(1000)
+    nic = engine.NIC(PROFILE)
+    pc, _ = install(tp, nic, None)
+    nic.ct_set(pc, 1)
+    armed = engine.arm(nic, pc)
+    assert selection.entry_work(armed, 1, 100, 10**9) == 3 * 1000 + 3  # BLEZ ends it
+    assert selection.entry_work(armed, 1, 2, 10**9) == 2000  # the step budget left
+    assert selection.entry_work(armed, 1, 100, 1500) == 2000  # counted until enough
+    assert selection.entry_work(armed, 8, 100, 10**9) == 5  # from a PC, through the JMP
+    assert selection.entry_work(armed, 11, 100, 10**9) == 0  # END
+
+
+def test_a_run_whose_first_block_outweighs_a_budget_skips_the_engines_before(nothing_compiled):
+    # three ops over N elements before the run first branches: past the reference's budget the
+    # python engine takes it from the start, past llvm's too the llvm engine
+    prof = load_profile("base")
+    size = len(_heavy(1)[0].tuples) + 2  # the armed PC values (1 to END, and one past)
+    first, second = selection.budget(size), selection.llvm_budget(size)
+    cases = [((first - 3) // 3 - 1, "reference"), ((first - 3) // 3 + 1, "python")]
+    if second is not None:
+        cases.append(((second - 3) // 3 + 1, "llvm"))
+    for n, name in cases:
+        tp, inputs = _heavy(n)
+        r = execute(tp, prof, inputs)
+        assert r.engine == name, n
+        want = execute(tp, prof, inputs, engine="reference")
+        assert (r.outputs, r.by_class, r.time_ns, r.instructions) == (
+            want.outputs, want.by_class, want.time_ns, want.instructions)
 
 
 def test_without_llvmlite_a_long_run_stays_on_the_python_engine(monkeypatch):
