@@ -6,19 +6,19 @@ counter, an i64 slot that LLVM keeps in a register; the counters give every tupl
 exactly. A loop header first takes its reserve from the fuel and returns to the caller when the
 fuel would go negative, as the python engine's function does (:mod:`.pygen`).
 
-    i32 @kernel(ptr %counts, ptr %where, i64 %fuel, i64 %block, ptr %scratch, ptr %m0, ptr %m1, ...)
+    i32 @kernel(ptr %counts, ptr %where, i64 %fuel, i64 %block, ptr %scratch, ptr %m0, ...)
 
 takes the block counters so far (read at entry, written back at every exit), the fuel, the start
 PC value of the block to begin at (the entry or a header), scratch memory of ``scratch`` 8-byte
 elements (where a vector op reads a source whole before storing: :mod:`.llvmops`) and one
 pointer per storage (a buffer and its views share one; distinct storages never overlap, so the
-pointers are ``noalias``). A
-scalar whose storage no other name shares lives in a slot promoted to a register, loaded at
-entry and stored back at every exit. It returns a status of :mod:`.pygen` and writes a PC value
-to ``where``: END or OFF_END (where the run stopped), RECOUNT (the header whose reserve did not
-fit) or FAULT (the tuple that faults, which has written nothing: the engine fires it on the
-reference for its message and partial writes). Tuples are lowered by :mod:`.llvmops`, without
-the bounds checks :mod:`.ranges` shows cannot fail.
+pointers are ``noalias``). A scalar whose storage no other name shares lives in a slot promoted
+to a register, loaded at entry and stored back at every exit. It returns a status of
+:mod:`.pygen` and writes a PC value to ``where``: END or OFF_END (where the run stopped),
+RECOUNT (the header whose reserve did not fit) or FAULT (the tuple that faults, which has
+written nothing: the engine fires it on the reference for its message and partial writes).
+Tuples are lowered by :mod:`.llvmops`, without the bounds checks :mod:`.ranges` shows cannot
+fail.
 """
 from __future__ import annotations
 

@@ -257,8 +257,8 @@ class Lowering:
         if "false" in oks:  # always out of bounds: the code after the fault is never reached
             ir.emit(f"br label %{ir.fault(self.pc)}")
             ir.label(ir.name("dead"))
-            return Layout(self.mem(ref.name), self.ty(ref.name), "0", element_runs(dims), tuple(shape),
-                          tuple(steps))
+            return Layout(self.mem(ref.name), self.ty(ref.name), "0", element_runs(dims),
+                          tuple(shape), tuple(steps))
         for ok in oks:
             ir.unless(ok, self.pc)
         addr = str(const)
@@ -388,10 +388,11 @@ class Lowering:
             f"bitcast i64 {self._quiet_pick(op, r, s)} to double"))
 
     def _rarely(self, cond: str, x: str, other) -> str:
-        """The double ``x``, or when ``cond`` holds (rarely: a NaN) the one ``other()`` emits. Chosen by a branch, not a select: a select puts the test between
-        ``x`` and its next use (on matrix multiplication's sum, in the chain from one iteration
-        to the next), where a predicted branch leaves the chain at the arithmetic (the first
-        tier runs that kernel 1.6x faster, the -O2 tier 4x)."""
+        """The double ``x``, or when ``cond`` holds (rarely: a NaN) the one ``other()`` emits.
+        Chosen by a branch, not a select: a select puts the test between ``x`` and its next use
+        (on matrix multiplication's sum, in the chain from one iteration to the next), where a
+        predicted branch leaves the chain at the arithmetic (the first tier runs that kernel
+        1.6x faster, the -O2 tier 4x)."""
         ir = self.ir
         slot = ir.alloca("double")
         ir.emit(f"store double {x}, ptr {slot}")
