@@ -24,7 +24,7 @@ import time
 from importlib.util import find_spec
 
 from ..lang.isa import Update
-from ..lang.program import Slice
+from ..lang.program import operand_shape
 from . import llvmcapi
 from .engine import (Armed, Execution, LLVMUnavailable, Prepared, finish, fires_by_tuple, off_end,
                      prepare, run_fast, run_some)
@@ -174,8 +174,8 @@ def entry_work(armed: Armed, pc: int, tuples: int, enough: int) -> int:
         tuples -= 1
         update, payload = slot.entry.update, slot.op.payload
         if update is Update.INC:
-            dest = slot.entry.dest
-            work += math.prod(i.length for i in dest.index if isinstance(i, Slice)) if dest else 1
+            dest = slot.entry.dest  # (an operand's shape needs no declarations)
+            work += math.prod(operand_shape(dest, {})) if dest is not None else 1
             pc = slot.nxt
         elif update is Update.SET and type(payload) is int:  # JMP
             work += 1
