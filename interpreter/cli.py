@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--engine", metavar="NAME",
                      help="the engine that runs the kernels (default: inca run's); adds an engine "
                           "column")
+    rep.add_argument("--max-steps", type=positive_int, default=100_000_000, metavar="N",
+                     help="stop a kernel that runs more than N tuples (default 100000000), as "
+                          "inca run does")
     rep.add_argument("--grid", metavar="NAME=VALUES", action="append", type=_grid, default=[],
                      help="sweep a profile parameter or a kernel param too: NAME=V1,V2,... or "
                           "NAME=START:STOP:STEP (repeatable; docs/studies.md)")

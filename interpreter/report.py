@@ -334,7 +334,7 @@ def _dimensions(args):
     axes = {a.name: a for a in parse_grid(study.get("grid", []), kernels, args.study or "--grid")}
     axes.update({a.name: a for a in parse_grid(args.grid, kernels)})
     return Study(kernels, payloads, profiles, variants, opts, engine or RUN_ENGINE, list(axes.values()),
-                 engine is not None)
+                 engine is not None, args.max_steps)
 
 
 def _check_x(x: str | None, study) -> str:

@@ -77,6 +77,7 @@ class Study:
     engine: str
     axes: list[Axis]
     show_engine: bool = False  # an engine column (the engine was chosen explicitly)
+    max_steps: int = MAX_STEPS  # each run's step budget
 
 
 @frozen
@@ -112,6 +113,7 @@ class Task:
     text: str
     engine: str
     profiles: tuple[Profile, ...]
+    max_steps: int = MAX_STEPS
 
 
 #: A priced cell: instructions, and the exact modeled time in ns as numerator and denominator
@@ -157,7 +159,7 @@ def run_task(task: Task) -> Done:
         RECORDING = make_profile("recording", "host", {})
     inputs = gather_inputs({b.name: b for b in tp.buffers}, [], SEED)
     try:
-        result = execute(tp, RECORDING, inputs, MAX_STEPS, None, task.engine)
+        result = execute(tp, RECORDING, inputs, task.max_steps, None, task.engine)
     except RuntimeFault as fault:
         raise DiagnosticError([fault_diagnostic(tp, fault)]) from None
     cells = []
@@ -249,7 +251,7 @@ def report_key(study: Study, paper: PaperFigures, fmt: str) -> str | None:
     return digest("report", toolchain(), fmt, compiled,
                   [(p.key, p.name, p.values) for p in pts],
                   [(a.name, a.kind, a.values) for a in study.axes], study.profiles,
-                  study.engine, study.show_engine, SEED, MAX_STEPS, figures)
+                  study.engine, study.show_engine, SEED, study.max_steps, figures)
 
 
 def compute(study: Study, cache: Cache | None, workers: Callable[[int], int], scheduler: str | None,
@@ -273,11 +275,12 @@ def compute(study: Study, cache: Cache | None, workers: Callable[[int], int], sc
     for run in all_runs:
         text, ckey = _compile_key(run, folders)
         body = cache.read("compile", ckey) if cache else None
-        rkey = digest("run", body.get("program"), SEED, MAX_STEPS) if body else None
+        rkey = digest("run", body.get("program"), SEED, study.max_steps) if body else None
         entry = cache.read("run", rkey) if rkey else None
         got = _from_entry(entry, pts)
         if got is None:
-            tasks.append((Task(run, text, study.engine, tuple(p.profile for p in pts)), ckey))
+            tasks.append((Task(run, text, study.engine, tuple(p.profile for p in pts),
+                               study.max_steps), ckey))
             continue
         tally, stored = got
         new = [p for p in pts if p.key not in stored]
@@ -292,7 +295,7 @@ def compute(study: Study, cache: Cache | None, workers: Callable[[int], int], sc
         task, ckey = tasks[i]
         cells[task.run] = (pts, list(done.cells))
         if cache is not None:
-            rkey = digest("run", done.program, SEED, MAX_STEPS)
+            rkey = digest("run", done.program, SEED, study.max_steps)
             old = _from_entry(cache.read("run", rkey), [])
             stored = old[1] if old else {}
             stored.update({p.key: c for p, c in zip(pts, done.cells)})

@@ -162,6 +162,16 @@ def test_optimised_rows_sit_beside_the_papers_hand_tuned_rows():
         assert float(r["time_us"]) <= float(r["paper_time_us"])
 
 
+def test_the_step_budget_is_the_report_s_own_option():
+    # the step limit's hint names --max-steps, which the report takes as inca run does
+    args = ("--kernels", "dot-product", "--payloads", "128", "--profiles", "base", "--variants",
+            "default", "--no-cache", "--format", "csv")
+    code, out, err = report(*args, "--max-steps", "50")
+    assert code == 1 and "did not finish within 50 steps" in err and "--max-steps" in err
+    code, out, err = report(*args, "--max-steps", "200")
+    assert code == 0 and err == "" and len(out.splitlines()) == 2
+
+
 def test_plot_writes_png(tmp_path):
     pytest.importorskip("matplotlib")
     target = tmp_path / "runtimes.png"
