@@ -22,10 +22,14 @@ The llvm engine's time is split likewise (translation into IR, LLVM optimisation
 generation with the function cache empty, the compiled function's run on its own), and its rate
 *excluding compilation* is the executed tuples over that run. ``--end-to-end`` also times
 ``inca run --engine E`` as a new process (so with the interpreter's start, compilation, install
-and printing), the reference once and the others ``--runs`` times, and prints the ratios. The
-llvm engine is timed twice: *cold*, each run with an empty object cache (so it compiles), and
-*warm*, its program's machine code in the cache from one run before (a later run of the same
-program, as in a sweep of link speeds from a shell loop: docs/engines.md, "The object cache").
+and printing), in ``--runs`` rounds of one run of each engine in turn, the reference too, and
+prints the ratios of the best runs and the median of the rounds' ratios. The llvm engine is timed
+twice: *cold*, each run with an empty object cache (so it compiles), and *warm*, its program's
+machine code in the cache from one run before (a later run of the same program, as in a sweep of
+link speeds from a shell loop: docs/engines.md, "The object cache"). Rounds, because a shared
+machine's speed drifts and not alike for both: in one hour of one machine the reference's run
+went from 7.1 to 10.9 s while the llvm engine's cold run stayed within 0.11-0.16 s, so a
+reference timed once before the rest gave 49x in one invocation and 99x in another.
 
 ``--sweep`` times issue 13's sweep past the paper's sizes, ``inca report --kernels
 matrix-multiplication --payloads 8192,32768,131072 --profiles
@@ -130,20 +134,22 @@ def end_to_end(args, name: str, objects: str = "off") -> float:
     return time.perf_counter() - t0
 
 
-def end_to_end_walls(args, name: str) -> dict[str, list[float]]:
-    """The walls of ``inca run --engine name``: the reference once; another engine ``--runs``
-    times cold (an empty object cache each time) and, for llvm, as many times warm."""
-    if name == "reference":
-        return {"": [end_to_end(args, name)]}
-    walls: dict[str, list[float]] = {"cold": [], "warm": []} if name == "llvm" else {"": []}
+def end_to_end_rounds(args, names: list[str]) -> dict[str, dict[str, list[float]]]:
+    """The walls of ``inca run --engine NAME`` for each of ``names``, in ``--runs`` rounds of one
+    run of each in turn: {name: {how: walls}}, ``how`` "" but for llvm's "cold" (an empty object
+    cache each time) and "warm" (the program's machine code cached by a run before the first)."""
+    walls = {n: {"cold": [], "warm": []} if n == "llvm" else {"": []} for n in names}
     with tempfile.TemporaryDirectory() as warm:
-        if name == "llvm":
-            end_to_end(args, name, warm)  # stores the program's machine code
+        if "llvm" in names:
+            end_to_end(args, "llvm", warm)  # stores the program's machine code
         for _ in range(args.runs):
-            with tempfile.TemporaryDirectory() as cold:
-                walls["cold" if name == "llvm" else ""].append(end_to_end(args, name, cold))
-            if name == "llvm":
-                walls["warm"].append(end_to_end(args, name, warm))
+            for n in names:
+                if n != "llvm":
+                    walls[n][""].append(end_to_end(args, n))
+                    continue
+                with tempfile.TemporaryDirectory() as cold:
+                    walls[n]["cold"].append(end_to_end(args, n, cold))
+                walls[n]["warm"].append(end_to_end(args, n, warm))
     return walls
 
 
@@ -244,17 +250,18 @@ def main(argv: list[str] | None = None) -> int:
     for name in names[1:]:
         print(f"ratio             {name} / {names[0]} = {best[name] / best[names[0]]:.2f}x (best rates)")
     if args.end_to_end:
-        walls_e2e = {n: end_to_end_walls(args, n) for n in names}
+        walls_e2e = end_to_end_rounds(args, names)
         for n in names:
             for how, walls in walls_e2e[n].items():
                 print(f"inca run          --engine {n}{' ' + how if how else ''}: best {min(walls):.3f} s, "
                       f"median {statistics.median(walls):.3f} s over {len(walls)} run(s) as a new process")
         if "reference" in names:
-            reference = min(walls_e2e["reference"][""])
+            reference = walls_e2e["reference"][""]
             for n in names:
                 for how, walls in walls_e2e[n].items() if n != "reference" else ():
-                    print(f"end to end        {n}{' ' + how if how else ''} {reference / min(walls):.1f}x "
-                          "faster than the reference (best runs)"
+                    rounds = statistics.median(r / w for r, w in zip(reference, walls))
+                    print(f"end to end        {n}{' ' + how if how else ''} {min(reference) / min(walls):.1f}x "
+                          f"faster than the reference (best runs), {rounds:.1f}x (median of the rounds)"
                           + (f" (target {END_TO_END_TARGET}x)" if n == "llvm" else ""))
     return 0 if same else 1
 
