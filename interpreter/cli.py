@@ -250,13 +250,24 @@ def cmd_run(args) -> int:
         print(f"{name} = {to_text(value, r.shapes[name], r.dtypes[name])}")
     print("\n".join(summary_lines(r)))
     print(f"profile         {profile.describe()}")
-    print(f"simulated       {r.wall_s:.4f} s, {r.tuples_per_s / 1e6:.2f} M tuples/s "
+    print(f"simulated       {_figure(r.wall_s)} s, {_figure(r.tuples_per_s / 1e6)} M tuples/s "
           f"({r.engine} engine)")
     if cpu is not None:
         print("\n".join(cpu_lines(cpu)))
     if missing:
         print(f"note: inputs not given were zero: {', '.join(missing)} (use --input or --seed)")
     return EXIT_OK
+
+
+def _figure(x: float) -> str:
+    """A measured figure to three significant digits, in decimals and in full from 1,000 on: a
+    fixed number of decimals showed a short run as "0.0000 s" and a run of long vector ops as
+    "0.00 M tuples/s"."""
+    import math
+
+    if x <= 0:
+        return "0"
+    return f"{x:.{max(0, 2 - math.floor(math.log10(x)))}f}"
 
 
 def program() -> int:

@@ -99,8 +99,18 @@ def test_run_reports_outputs_and_statistics(capsys):
     ]
     assert lines[5] == ("profile         scratchpad (scratchpad): link_gbps=102.4 msg_bits=512 L=0 m=1 "
                         "vec_fixed=4.5 elem_gap=1/3 scratchpad_bytes=1048576")
-    assert lines[6].startswith("simulated ") and "M tuples/s" in lines[6]
+    assert re.fullmatch(r"simulated       \d+(\.\d+)? s, \d+(\.\d+)? M tuples/s \(\w+ engine\)",
+                        lines[6]), lines[6]
     assert len(lines) == 7
+
+
+@pytest.mark.parametrize("x, text", [
+    (0.0, "0"), (5.13e-05, "0.0000513"), (0.000338, "0.000338"), (0.00068, "0.000680"),
+    (1.826, "1.83"), (12.34, "12.3"), (123.4, "123"), (2297.62, "2298"), (4.49e7, "44900000")])
+def test_measured_figures_keep_three_significant_digits(x, text):
+    # (a fixed 4 or 2 decimals printed a short run as "0.0000 s" and 768 vector ops over 262,144
+    # elements each as "0.00 M tuples/s"; %g would print 5.13e-05)
+    assert cli._figure(x) == text
 
 
 def test_run_json_and_missing_inputs_note(capsys):
