@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import inca.compiler.opt.rules as rules
 from inca.compiler import driver
@@ -140,3 +142,36 @@ def test_the_command_line(tmp_path):
     assert code == 0 and ": -O2: verified (" in err
     code, out, err = tool(driver.main, k, "--verify", "-o", str(tmp_path / "k.json"))
     assert code == 1 and "--verify compares an optimised INCA-Q kernel" in err
+
+
+_I64 = st.integers(-2**63, 2**63 - 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(const=_I64, coefs=st.lists(_I64, min_size=3, max_size=3),
+       values=st.lists(_I64, min_size=3, max_size=3),
+       ops=st.lists(st.sampled_from(("ADD", "SUB", "MUL", "AND", "OR", "XOR", "SHL", "SHR", "MIN",
+                                     "MAX", "LT", "EQ", "GE", "DIV", "MOD")), min_size=3, max_size=3))
+def test_numeral_indices_and_results_are_what_the_terms_simplify_to(const, coefs, values, ops):
+    # The symbolic machine works out an index in Python when every scalar it reads is a numeral,
+    # and keeps an i64 result of two numerals a numeral; both must be what z3's terms give,
+    # wrapping included.
+    import z3
+
+    from inca.compiler.opt.symexec import Machine, State, concrete
+    from inca.lang.program import Affine
+
+    prog = compile_source(Source("k.incaq", "input a: i64\ninput b: i64\ninput c: i64\n"
+                                 "output y: i64\ny = a + b + c\n"))
+    m = Machine(prog)
+    state = State({n: [z3.BitVecVal(v, 64)] for n, v in zip("abcy", values + [0])},
+                  z3.BoolVal(True))
+    index = Affine(const, tuple(zip("abc", coefs)))
+    assert m.index_int(index, state) == concrete(m.index_value(index, state))
+    for op, (x, y) in zip(ops, zip(values, values[1:] + values[:1])):
+        if op in ("DIV", "MOD") and y == 0:
+            continue
+        a, b = z3.BitVecVal(x, 64), z3.BitVecVal(y, 64)
+        got = m.apply(op, a, b, "i64", State({}, z3.BoolVal(True)))
+        assert z3.is_bv_value(got)
+        assert got.eq(z3.simplify(m.apply_i64(op, a, b, State({}, z3.BoolVal(True)))))

@@ -95,7 +95,10 @@ class Machine:
 
     def apply(self, op: str, a, b, dtype: str, state: State):
         if dtype == "i64":
-            return self.apply_i64(op, a, b, state)
+            t = self.apply_i64(op, a, b, state)
+            # of two numerals (a loop's counter and its step, say), a numeral: the addresses it
+            # goes into are then worked out in Python (index_int)
+            return z3.simplify(t) if z3.is_bv_value(a) and z3.is_bv_value(b) else t
         return self.apply_f64(op, a, b, state)
 
     def apply_i64(self, op: str, a, b, state: State):
@@ -196,6 +199,19 @@ class Machine:
             out = out + z3.BitVecVal(c, 64) * self.read_scalar(n, state)
         return out
 
+    def index_int(self, a, state: State) -> int | None:
+        """The value of an index as :meth:`index_value` gives it, as a Python integer when every
+        scalar it reads holds a bit-vector numeral (loop counters, and the inputs a bounded check
+        fixes), else None. Building and simplifying the z3 term of each such index took two
+        thirds of checking a nest of loops at fixed trip counts."""
+        out = a.const
+        for n, c in a.terms:
+            v = self.read_scalar(n, state)
+            if not z3.is_bv_value(v):
+                return None
+            out += c * v.as_long()  # (unsigned: the wrap below gives the sign)
+        return (out + 2**63) % 2**64 - 2**63  # as the i64 arithmetic of the term wraps
+
     def read_scalar(self, name: str, state: State):
         return state.mem[self.base(name)[0]][0]
 
@@ -214,8 +230,10 @@ class Machine:
         strides.reverse()
         for idx, n, s in zip(ref.index, shape, strides):
             if isinstance(idx, Slice):
-                start = self.index_value(idx.lo, state)
-                lo = concrete(start)
+                lo = self.index_int(idx.lo, state)
+                if lo is None:
+                    start = self.index_value(idx.lo, state)
+                    lo = concrete(start)
                 last = (idx.length - 1) * idx.step
                 if lo is None:  # a gather at an address computed from the inputs
                     state.ok = z3.And(state.ok, start >= 0, start + last < n)
@@ -225,8 +243,10 @@ class Machine:
                         state.ok = z3.BoolVal(False)
                     offs = [(lo + j * idx.step) * s for j in range(idx.length)]
             else:
-                v = self.index_value(idx, state)
-                c = concrete(v)
+                c = self.index_int(idx, state)
+                if c is None:
+                    v = self.index_value(idx, state)
+                    c = concrete(v)
                 if c is None:
                     state.ok = z3.And(state.ok, v >= 0, v < n)
                     offs = [v * s]
