@@ -22,7 +22,10 @@ Figures:
     DIR``, the compiler before issue 9's work), the same programs compiled by that code in a child
     process, one run of it and one of this code in turn, and the speed-up at 10,000 statements,
     against 10 (issue 9). The fixed 0.272 s was measured on a quiet machine; on a shared one the
-    speed-up over the baseline measured back to back is the figure.
+    speed-up over the baseline measured back to back is the figure. Each round's own ratio is
+    printed too, sorted, with their median: the best of each side can come from different
+    rounds, and on a machine whose speed drifts (2026-11-29: 7.55x to 14.12x in one hour) the
+    spread says how far one figure is to be trusted.
 (e) with ``--baseline DIR``, also the whole command a user runs, ``incac PROGRAM.incaq -o
     OUT.json``, on the same generated programs as new processes, this installation's ``incac``
     and the baseline's driver in turn (the baseline with ``python -S``, which spares it the site
@@ -39,6 +42,7 @@ import json
 import os
 import pstats
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -212,16 +216,18 @@ def main(argv: list[str] | None = None) -> int:
     compile_source(Source("warm.incaq", "x = 1\n"))  # build the parser once, as a process would
     # With a baseline, one run of it and one of this code in turn, so that both see the same load.
     rounds, per_round = (args.runs, 1) if args.baseline is not None else (1, args.runs)
-    mine: dict[int, float] = {n: float("inf") for n in SIZES}
-    base: dict[int, float] = {n: float("inf") for n in SIZES}
+    mine_rounds: dict[int, list[float]] = {n: [] for n in SIZES}
+    base_rounds: dict[int, list[float]] = {n: [] for n in SIZES}
     count: dict[int, int] = {}
     for _ in range(rounds):
         if args.baseline is not None:
             for n, t in baseline_compile(args.baseline, per_round).items():
-                base[n] = min(base[n], t)
+                base_rounds[n].append(t)
         for n in SIZES:
             t, count[n] = best_compile(generated(n), per_round)
-            mine[n] = min(mine[n], t)
+            mine_rounds[n].append(t)
+    mine = {n: min(ts) for n, ts in mine_rounds.items()}
+    base = {n: min(ts, default=float("inf")) for n, ts in base_rounds.items()}
     small, large = mine[SIZES[0]], mine[SIZES[1]]
     print(f"{'1,000 statements':<30} {small:6.3f} s  ({count[SIZES[0]]} tuples)")
     print(f"{'10,000 statements':<30} {large:6.3f} s  {verdict(large, TARGET_10K_S)} "
@@ -233,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
         speedup = base[SIZES[1]] / large
         print(f"{'speed-up 10k over baseline':<30} {speedup:6.2f}x   "
               f"{'ok' if speedup >= TARGET_SPEEDUP else 'MISSED'} (target {TARGET_SPEEDUP:g}x)")
+        per = sorted(b / m for b, m in zip(base_rounds[SIZES[1]], mine_rounds[SIZES[1]]))
+        print(f"{'  each round':<30} {' '.join(f'{r:.2f}x' for r in per)} (median "
+              f"{statistics.median(per):.2f}x)")
     if args.baseline is not None:
         whole_commands(args.baseline, args.runs)
     if args.profile:
