@@ -20,12 +20,15 @@ import io
 import itertools
 import json
 import math
+import re
 import struct
 import sys
 from array import array
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inca.interpreter import cli, cpu, engine, llvmcapi, llvmengine, objcache
 from inca.compiler.frontend import Options, load_tuples
@@ -184,6 +187,32 @@ def test_code_calling_a_symbol_the_process_lacks_is_refused():
     # a call LLVM makes of frem resolves in this process (libm's fmod), so it is accepted
     frem = "define double @kernel(double %a, double %b) {\n  %r = frem double %a, %b\n  ret double %r\n}\n"
     llvmengine.compile_ir(frem, 2)
+
+
+
+# the pattern the check had been: the same verdict on every text, searched at each position
+_WIDE_PATTERN = r"\b[su](?:div|rem) <?(?:\d+ x )?i(?:12[89]|1[3-9]\d|[2-9]\d\d|\d{4,})\b"
+
+
+_DIVISION_TEXT = st.tuples(
+    st.sampled_from(["", " ", "  %q = ", "x", "_", "%", "9", "\n"]),
+    st.sampled_from(["sdiv", "udiv", "srem", "urem", "fdiv", "frem", "div", "rem", "sdivx"]),
+    st.sampled_from([" ", "  ", ""]), st.sampled_from(["", "<4 x ", "<", "4 x "]),
+    st.sampled_from(["i", "x"]),
+    st.sampled_from(["1", "8", "64", "127", "128", "129", "199", "200", "999", "1000", "65536"]),
+    st.sampled_from(["", " ", "x", "_", ", ", ">"])).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_DIVISION_TEXT, max_size=4).map("".join))
+def test_the_wide_division_check_is_the_patterns_verdict(text):
+    wide = re.search(_WIDE_PATTERN, text)
+    if wide:
+        with pytest.raises(llvmengine.UnresolvedSymbol) as refused:
+            llvmengine._refuse_wide_division(text)
+        assert wide.group(0) in str(refused.value)
+    else:
+        llvmengine._refuse_wide_division(text)
 
 
 def test_without_llvmlite_the_llvm_engine_fails_with_one_line(monkeypatch):
