@@ -104,11 +104,11 @@ def llvm_phases(tp, profile, inputs, max_steps: int, full: bool | None = None, o
     tr = llvmengine.translate(nic, armed, cfg)
     t1 = time.perf_counter()
     llvmengine._cache.clear()
-    level, first = llvmengine.first_tier(tr.ir)
+    ir, level, first = llvmengine.first_tier(tr.ir)
     full = first if full is None else full
     with objcache.setting(objects):
         hits = objcache.stats["hits"]
-        keep, address = llvmengine.compile_ir(tr.ir, level, full=full)
+        keep, address = llvmengine.compile_ir(ir, level, full=full)
         loaded = objcache.stats["hits"] > hits
     t2 = time.perf_counter()
     arrays = llvmengine.pack(nic, tr.storage)

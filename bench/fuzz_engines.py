@@ -7,6 +7,8 @@
     python bench/fuzz_engines.py --engine auto     # auto, handed over at random steps
     python bench/fuzz_engines.py --engine llvm-loaded   # llvm, each program run again from its
                                                         # machine code on disk (elfload)
+    python bench/fuzz_engines.py --engine llvm-long     # llvm, each kernel that calls an element
+                                                        # loop compiled as a long one
 
 Each random tuple program runs on the reference and on the chosen engine from the same inputs
 and step budget; how the run ended (fire counts and steps, or the fault's message, tuple and
@@ -16,7 +18,9 @@ or that it would leave to another engine, is a mismatch), and moves to its secon
 -O2) after a random number of steps (0-300). ``auto`` hands each run over from the
 reference to the python engine and on to the llvm engine after random numbers of steps (0-300
 each). ``llvm-loaded`` runs each program on the llvm engine twice, compiled and then loaded from
-the object cache (its second run must equal the reference too). The campaign keeps the llvm
+the object cache (its second run must equal the reference too). ``llvm-long`` compiles every
+kernel that calls an element loop as the engine compiles a long one (kept as it is, ``optnone``,
+its loops at -O2, in one tier), which the paper's kernels reach only at large sizes. The campaign keeps the llvm
 engine's objects in a temporary folder, never in the user's cache. The default test suite runs 300
 programs of the same generator on the python engine and 60 on llvm (``tests/test_engines.py``). Prints the programs run, how their
 runs ended and the mismatches (with the first one shrunk by hypothesis and printed as INCA-A);
@@ -54,17 +58,29 @@ def _llvm_tiered(tier_steps: int, *args, **kwargs):
         llvmengine.TIER_STEPS = was
 
 
+def _llvm_long(*args, **kwargs):
+    """The llvm engine (strict) weighing any call of an element loop past a long kernel's weight."""
+    was = llvmengine.CALL_LINES
+    llvmengine.CALL_LINES = llvmengine.BIG_IR_LINES + 1
+    try:
+        return llvmengine.run(*args, strict=True, **kwargs)
+    finally:
+        llvmengine.CALL_LINES = was
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", type=int, default=10_000, help="random programs (default 10000)")
     ap.add_argument("--seed", type=int, default=int(time.time()), help="hypothesis seed (default: the time)")
-    ap.add_argument("--engine", choices=("python", "llvm", "auto", "llvm-loaded"), default="python",
+    ap.add_argument("--engine", choices=("python", "llvm", "auto", "llvm-loaded", "llvm-long"),
+                    default="python",
                     help="the engine checked against the reference (default python)")
     args = ap.parse_args(argv)
     runs = {"python": lambda first, second: pyengine.run,
             "llvm": lambda first, second: functools.partial(_llvm_tiered, first),
             "auto": lambda first, second: functools.partial(selection.run, first=first, second=second),
-            "llvm-loaded": lambda first, second: functools.partial(_llvm_tiered, first)}
+            "llvm-loaded": lambda first, second: functools.partial(_llvm_tiered, first),
+            "llvm-long": lambda first, second: _llvm_long}
     ends: Counter = Counter()
     mismatches = 0
 

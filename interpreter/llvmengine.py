@@ -36,16 +36,19 @@ from . import llvmcapi, objcache
 from .blocks import Untranslatable, analyse, block_fires
 from .engine import Execution, LLVMUnavailable, arm, finish, off_end, prepare, run_fast
 from .engine import run as run_reference
-from .llvmgen import translate
+from .llvmgen import KERNEL_ATTRIBUTES, translate
 from .nic import NIC, CountingEvent
 from .pygen import FAULT, OFF_END, RECOUNT
 
 OPT_LEVEL = 2  # LLVM's -O2 pipeline and code generation
-# Past this many lines of IR a function is long straight-line code (what -O2 makes of a filter or a
-# dot product, run once): LLVM -O2 would take a second or more on it and save next to nothing, so
-# it is compiled at -O0 (tens of milliseconds). Loops are short: matrix multiplication at -O0 is
-# about 500 lines.
+# Past this weight a kernel is long straight-line code (what -O2 makes of a filter or a dot
+# product, run once), which -O2 would take a second or more on to save next to nothing. The weight
+# is its lines of IR, and CALL_LINES for each call of an element loop: LLVM's -O2 code generation
+# took 0.45-0.6 ms a call, as long as about 15 lines (matrix multiplication's 768 vector ops at
+# 1 MiB, 916 lines of IR, took 0.47-0.65 s). Loops are short: matrix multiplication at -O0 is
+# about 300 lines.
 BIG_IR_LINES = 2500
+CALL_LINES = 15
 #: Steps a run takes in the first tier before it is compiled at full -O2. On matrix multiplication
 #: the pipeline costs 8.5-9 ms more to compile and saves about 0.22 ns a step (at payload 131072 a
 #: run of 5.2-5.4 ms against 1.6; at 524288 with the base profile 46-47 against 17.3-17.4), so it
@@ -254,18 +257,27 @@ def unpack(nic: NIC, names: tuple[str, ...], arrays: list[array]) -> None:
         nic.buffers[n].data[:] = a.tolist()
 
 
-def choose_level(ir: str) -> int:
-    """The LLVM optimisation level for a function (:data:`BIG_IR_LINES`)."""
-    return OPT_LEVEL if ir.count("\n") <= BIG_IR_LINES else 0
+def first_tier(ir: str, level: int | None = None) -> tuple[str, int, bool]:
+    """The IR, the level and whether to run the whole pass pipeline (``full``) for the first
+    compilation of a run (``level``: the one a caller asked for, compiled as asked, in one tier).
 
-
-def first_tier(ir: str, level: int | None = None) -> tuple[int, bool]:
-    """The level and whether to run the whole pass pipeline (``full``) for the first compilation
-    of a run (``level``: the one a caller asked for, compiled as asked, in one tier)."""
+    A short kernel: -O2, in two tiers. A long one (:data:`BIG_IR_LINES`) that is long for the
+    element loops it calls, not for its own lines, is marked ``optnone`` and the module compiled at
+    -O2, in one tier: the kernel is compiled as at -O0 and its loops optimised (matrix
+    multiplication at -O2 and 1 MiB, 768 vector ops of 262,144 elements: 0.1 s to compile, and
+    0.8 ns an element where all at -O0 took 3.5). Any other long one: -O0 (an ``optnone`` kernel of
+    many blocks takes -O2's code generation minutes: filter at -O2 and 8 KiB, 157,541 lines)."""
     if level is not None:
-        return level, True
-    chosen = choose_level(ir)
-    return chosen, chosen != OPT_LEVEL
+        return ir, level, True
+    calls = ir.count(" call void @loop")
+    if ir.count("\n") + CALL_LINES * calls <= BIG_IR_LINES:
+        return ir, OPT_LEVEL, False
+    if calls and ir.count("\n", 0, ir.find("\ndefine internal")) <= BIG_IR_LINES:
+        return ir.replace(KERNEL_ATTRIBUTES, KEPT_AS_IS), OPT_LEVEL, True
+    return ir, 0, True
+
+
+KEPT_AS_IS = "attributes #0 = { nounwind noinline optnone }"
 
 
 def ready(nic: NIC, planned):
@@ -278,8 +290,8 @@ def ready(nic: NIC, planned):
         tr = translate(nic, *planned)
     except Untranslatable:
         return None
-    chosen, full = first_tier(tr.ir)
-    return tr if compiled(tr.ir, chosen, full) or compiled(tr.ir, chosen, True) else None
+    ir, chosen, full = first_tier(tr.ir)
+    return tr if compiled(ir, chosen, full) or compiled(ir, chosen, True) else None
 
 
 def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,
@@ -289,8 +301,8 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
 
     A program the translation leaves alone runs on the reference, one whose code would call an
     unresolved symbol on the python engine (``strict``: raise instead, for the fuzzers).
-    ``level``: LLVM's optimisation level, in one tier (default: :func:`choose_level`, in two
-    tiers when that is -O2). Raises LLVMUnavailable when llvmlite cannot be loaded.
+    ``level``: LLVM's optimisation level, in one tier (default: :func:`first_tier`'s choice).
+    Raises LLVMUnavailable when llvmlite cannot be loaded.
 
     ``steps_before`` and ``planned`` as :func:`.pyengine.run` takes them: another engine fired the
     run's first steps, and the counter is on a header of the blocks found from the run's start;
@@ -309,11 +321,11 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
         if strict:
             raise
         return run_reference(nic, counter, done, max_steps, steps_before=steps_before)
-    chosen, full = first_tier(tr.ir, level)
-    if not full and compiled(tr.ir, chosen, True):  # the second tier costs nothing now: no first
+    ir, chosen, full = first_tier(tr.ir, level)
+    if not full and compiled(ir, chosen, True):  # the second tier costs nothing now: no first
         full = True
     try:
-        ee, address = compile_ir(tr.ir, chosen, full=full)
+        ee, address = compile_ir(ir, chosen, full=full)
     except UnresolvedSymbol:
         if strict:
             raise
@@ -340,7 +352,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
             if tier_end is not None and steps + cfg.reserve[pc] > tier_end:
                 tier_end = None
                 try:  # the next tier goes on from this header, with the same buffers and counts
-                    ee, address = compile_ir(tr.ir, chosen)
+                    ee, address = compile_ir(ir, chosen)
                     engines.append(ee)
                     kernel = kernel_function(address, len(arrays))
                 except UnresolvedSymbol:

@@ -31,6 +31,12 @@ from .nic import NIC
 from .pygen import END, FAULT, OFF_END, RECOUNT, plan_code
 
 
+# The kernel's attributes, the last line but one of every translation: the engine may mark a long
+# kernel optnone there (:func:`.llvmengine.first_tier`). Element loops are never inlined: the ops
+# of one shape share one copy, and -O2 keeps a long kernel's hundreds of calls calls.
+KERNEL_ATTRIBUTES = "attributes #0 = { nounwind }"
+
+
 @frozen
 class Translation:
     """The IR of a program and what its caller needs to run it."""
@@ -84,11 +90,11 @@ def translate(nic: NIC, armed: Armed, cfg: Cfg, counters: bool = True) -> Transl
     head.append(f"  switch i64 %block, label %{start} [{resume}]")
     params = "".join(f", ptr noalias %m{j}" for j in range(len(first)))
     text = "\n".join([
-        *ir.globals,
         f"define i32 @kernel(ptr noalias %counts, ptr noalias %where, i64 %fuel, i64 %block, "
-        f"ptr noalias %scratch{params}) nounwind {{",
+        f"ptr noalias %scratch{params}) #0 {{",
         *head, *ir.lines, *tail, "}",
-        "declare double @llvm.fabs.f64(double)", ""])
+        *ir.functions, "declare double @llvm.fabs.f64(double)", KERNEL_ATTRIBUTES,
+        "attributes #1 = { nounwind noinline }", ""])
     return Translation(text, first, tuple(b.start for b in runs), tuple(len(b.pcs) for b in runs),
                        low.scratch)
 

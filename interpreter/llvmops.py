@@ -79,9 +79,10 @@ class IR:
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.allocas: list[str] = []
-        self.globals: list[str] = []
         self.n = 0
         self.faults: dict[int, str] = {}  # PC value -> label of its fault exit
+        self.functions: list[str] = []  # the element loops' functions (Lowering.element_loop)
+        self.outlined: dict[tuple[tuple[str, ...], str], str] = {}  # (params, body) -> name
 
     def name(self, base: str = "t") -> str:
         self.n += 1
@@ -521,9 +522,52 @@ class Lowering:
             elif get is not None:
                 with ir.loop(get[0].size) as e:
                     self.nonzero(load(get[0], e, get[2]))
-        with ir.loop(n) as e:
-            p = self.offset(dlay, e)
-            v = value if get is None else load(get[1], e, get[2])
+        self.element_loop(op, put, dtype, n, dlay, value, None if get is None else get[1:])
+
+    def element_loop(self, op: str, put: bool, dtype: str, n: int, dlay: Layout,
+                     value: str | None, get: tuple[Layout, str | None] | None) -> None:
+        """Store the op's ``n`` elements in order (each from ``value``, or read through ``get``:
+        the source's layout spread to the destination's shape and its conversion, which cannot
+        fault here). A loop is a function of its own, called with the storage pointers and base
+        offsets, and each distinct one is made once: the -O0 code of a long program (what -O2
+        makes of matrix multiplication at 1 MiB, 768 vector ops) keeps its loops optimised
+        (:func:`.llvmengine.first_tier`), and the ops of one shape share their code."""
+        ir, t = self.ir, ty(dtype)
+        if n == 1:
+            p = self.offset(dlay, "0")
+            v = value if get is None else self.convert(
+                ir.op(f"load {get[0].ty}, ptr {self.offset(get[0], '0')}"), get[1])
             if not put:
                 v = self.binary(op, dtype, ir.op(f"load {t}, ptr {p}"), v)
             ir.emit(f"store {t} {v}, ptr {p}")
+            return
+        params, args = ["ptr noalias %d", "i64 %db"], [f"ptr {dlay.ptr}", f"i64 {dlay.base}"]
+        d = Layout("%d", dlay.ty, "%db", dlay.runs, dlay.shape, dlay.steps)
+        if get is None:
+            params.append(f"{t} %v")
+            args.append(f"{t} {value}")
+        else:
+            src, conv = get
+            params += ["ptr noalias %s", "i64 %sb"]
+            args += [f"ptr {src.ptr}", f"i64 {src.base}"]
+            s = Layout("%s", src.ty, "%sb", src.runs, src.shape, src.steps)
+        self.ir = sub = IR()  # (a function's names are its own: equal loops are equal text)
+        try:
+            with sub.loop(n) as e:
+                p = self.offset(d, e)
+                v = "%v" if get is None else self.convert(
+                    sub.op(f"load {s.ty}, ptr {self.offset(s, e)}"), conv)
+                if not put:
+                    v = self.binary(op, dtype, sub.op(f"load {t}, ptr {p}"), v)
+                sub.emit(f"store {t} {v}, ptr {p}")
+        finally:
+            self.ir = ir
+        if sub.faults:  # (everything that can fault is checked before the loop)
+            raise Untranslatable(f"PC {self.pc}: an element loop that can fault")
+        key = (tuple(params), "\n".join([*sub.allocas, *sub.lines]))
+        name = ir.outlined.get(key)
+        if name is None:
+            name = ir.outlined[key] = f"@loop{len(ir.outlined)}"
+            ir.functions.append(f"define internal void {name}({', '.join(params)}) #1 {{\n"
+                                f"entry:\n{key[1]}\n  ret void\n}}")
+        ir.emit(f"call void {name}({', '.join(args)})")

@@ -176,6 +176,29 @@ def test_random_programs_run_alike_on_llvm_moving_tier_part_way(case, tier):
         assert outcome(tp, inputs, budget, llvm_run) == outcome(tp, inputs, budget, engine.run)
 
 
+
+@contextlib.contextmanager
+def long_kernels():
+    """The llvm engine compiling every kernel that calls an element loop as a long one: kept as
+    it is (optnone), its loops at -O2, in one tier (a kernel of the paper's sizes calls hundreds)."""
+    was = llvmengine.CALL_LINES
+    llvmengine.CALL_LINES = llvmengine.BIG_IR_LINES + 1
+    try:
+        yield
+    finally:
+        llvmengine.CALL_LINES = was
+
+
+@settings(max_examples=LLVM_FUZZ_EXAMPLES // 2, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs())
+def test_random_programs_run_alike_on_llvm_as_long_kernels(case):
+    tp, inputs, budget = case
+    note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}")
+    with long_kernels():
+        assert outcome(tp, inputs, budget, llvm_run) == outcome(tp, inputs, budget, engine.run)
+
+
 def test_a_long_run_moves_to_the_second_tier_once_and_a_short_one_never(monkeypatch):
     path = ROOT / "examples" / "asm" / "matrix-multiplication.incaa"
     tp = encode(assemble_text(path.read_text(encoding="utf-8"), str(path), {"R": 3, "C": 4}))

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from inca.interpreter import cli, cpu, engine, llvmcapi, llvmengine, objcache
 from inca.compiler.frontend import Options, load_tuples
 from inca.interpreter.blocks import analyse
-from inca.interpreter.llvmgen import translate
+from inca.interpreter.llvmgen import KERNEL_ATTRIBUTES, translate
 from inca.interpreter.loader import execute, install
 from inca.interpreter.nic import NIC
 from inca.interpreter.profiles import load_profile
@@ -171,6 +171,61 @@ def test_matrix_multiplication_at_O2_translates_to_a_short_function():
     nic.ct_set(pc, 1)
     armed = engine.arm(nic, pc)
     assert len(translate(nic, armed, analyse(armed, pc.value)).ir) < 500_000
+
+
+
+def _translated(tp, inputs):
+    nic = NIC(load_profile("base"))
+    pc, _ = install(tp, nic, inputs)
+    nic.ct_set(pc, 1)
+    armed = engine.arm(nic, pc)
+    return translate(nic, armed, analyse(armed, pc.value)).ir
+
+
+def test_ops_of_one_shape_share_one_element_loop_and_a_long_kernel_keeps_them_optimised():
+    # 400 vector ops (what -O2 makes of a long kernel), of two loops in all: the kernel calls them
+    # with its base offsets; past the weight of a long kernel it is kept as it is (optnone) and its
+    # loops optimised, with the reference's results
+    n = 64
+    steps = "".join(f"ADD C[0:{n}], C[0:{n}], A[{k}:{k + n}]\n"
+                    f"MUL D[0:{n}], D[0:{n}], B[{k % 7}:{k % 7 + n}]\n" for k in range(200))
+    text = (f".input A f64[{n + 200}]\n.input B f64[{n + 7}]\n.output C f64[{n}]\n"
+            f".inout D f64[{n}]\n{steps}END\n")
+    tp = encode(assemble_text(text, "loops.incaa"))
+    inputs = {"A": [(i % 11) / 8 - 0.5 for i in range(n + 200)],
+              "B": [1 + (i % 3) / 64 for i in range(n + 7)], "D": [1.0] * n}
+    ir = _translated(tp, inputs)
+    assert ir.count("define internal") == 2 and ir.count(" call void @loop") == 400
+    marked, level, full = llvmengine.first_tier(ir)
+    assert (level, full) == (llvmengine.OPT_LEVEL, True) and llvmengine.KEPT_AS_IS in marked
+    prof = load_profile("base")
+    want = execute(tp, prof, inputs, engine="reference")
+    assert_same(execute(tp, prof, inputs, engine="llvm"), want, "llvm")
+
+
+def _kernel_ir(lines: int, calls: int) -> str:
+    body = "".join("  %x = add i64 0, 0\n" for _ in range(lines))
+    body += "".join("  call void @loop0(ptr %m0, i64 0)\n" for _ in range(calls))
+    return (f"define i32 @kernel(ptr %m0) #0 {{\nentry:\n{body}  ret i32 0\n}}\n"
+            "define internal void @loop0(ptr noalias %d, i64 %db) #1 {\nentry:\n  ret void\n}\n"
+            f"{KERNEL_ATTRIBUTES}\nattributes #1 = {{ nounwind noinline }}\n")
+
+
+@pytest.mark.parametrize("lines, calls, tier", [
+    (100, 0, (llvmengine.OPT_LEVEL, False)),  # short: two tiers
+    (100, 100, (llvmengine.OPT_LEVEL, False)),  # 1,600 lines' weight
+    (100, 200, (llvmengine.OPT_LEVEL, True)),  # long for its calls: optnone, loops at -O2
+    (2200, 200, (llvmengine.OPT_LEVEL, True)),  # its own 2,400 lines with the calls
+    (3000, 0, (0, True)),  # long for its own lines: -O0
+    (3000, 1, (0, True)),
+])
+def test_the_first_tier_weighs_a_kernel_s_lines_and_its_calls(lines, calls, tier):
+    ir = _kernel_ir(lines, calls)
+    marked, *got = llvmengine.first_tier(ir)
+    assert tuple(got) == tier
+    kept = tier == (llvmengine.OPT_LEVEL, True)
+    assert marked == (ir.replace(KERNEL_ATTRIBUTES, llvmengine.KEPT_AS_IS) if kept else ir)
+    assert llvmengine.first_tier(ir, 0) == (ir, 0, True)  # a level asked for is compiled as asked
 
 
 def test_code_calling_a_symbol_the_process_lacks_is_refused():
