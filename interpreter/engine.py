@@ -345,9 +345,9 @@ class Prepared:
 _END = object()
 
 
-def prepare(nic: NIC, counter: CountingEvent) -> Prepared:
-    """Build every fetch and apply once."""
-    armed = arm(nic, counter)
+def prepare(nic: NIC, counter: CountingEvent, armed: Armed | None = None) -> Prepared:
+    """Build every fetch and apply once (``armed``: what :func:`arm` made of the program)."""
+    armed = arm(nic, counter) if armed is None else armed
     fetch: list = [None] * armed.size
     bits: list = [None] * armed.size
     apply: dict = {}

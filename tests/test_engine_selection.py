@@ -186,11 +186,30 @@ def test_a_run_whose_first_block_outweighs_a_budget_skips_the_engines_before(not
         cases.append(((second - 3) // 3 + 1, "llvm"))
     for n, name in cases:
         tp, inputs = _heavy(n)
-        r = execute(tp, prof, inputs)
+        prepared, marks, translated = [], [], []
+        with mock.patch.object(selection, "prepare", spy(selection.prepare, prepared)), \
+                mock.patch("inca.interpreter.objcache.mark", spy(lambda f: None, marks)), \
+                mock.patch.object(nothing_compiled, "translate",
+                                  spy(nothing_compiled.translate, translated)):
+            r = execute(tp, prof, inputs)
         assert r.engine == name, n
+        # the reference's fetches and applies are made only for a run that fires there; the
+        # python engine's run is translated for llvm once, to see whether its code is ready; a
+        # run given to the llvm engine at once is translated once too (not also for that look)
+        # and leaves no mark (it never looks for one)
+        assert (len(prepared), len(marks)) == ((1, 0) if name == "reference" else (0, 0)), n
+        assert len(translated) == (name != "reference"), n
         want = execute(tp, prof, inputs, engine="reference")
         assert (r.outputs, r.by_class, r.time_ns, r.instructions) == (
             want.outputs, want.by_class, want.time_ns, want.instructions)
+
+
+def spy(f, calls: list):
+    """``f``, noting each call's arguments in ``calls``."""
+    def called(*args, **kwargs):
+        calls.append(args)
+        return f(*args, **kwargs)
+    return called
 
 
 def test_without_llvmlite_a_long_run_stays_on_the_python_engine(monkeypatch):
