@@ -20,9 +20,10 @@ reference to the python engine and on to the llvm engine after random numbers of
 each). ``llvm-loaded`` runs each program on the llvm engine twice, compiled and then loaded from
 the object cache (its second run must equal the reference too). ``llvm-long`` compiles every
 kernel that calls an element loop as the engine compiles a long one (kept as it is, ``optnone``,
-its loops at -O2, in one tier), which the paper's kernels reach only at large sizes. The campaign keeps the llvm
-engine's objects in a temporary folder, never in the user's cache. The default test suite runs 300
-programs of the same generator on the python engine and 60 on llvm (``tests/test_engines.py``). Prints the programs run, how their
+its loops at -O2, in one tier), which the paper's kernels reach only at large sizes. The
+campaign keeps the llvm engine's objects in a temporary folder, never in the user's cache. The
+default test suite runs 300 programs of the same generator on the python engine, 60 on llvm and
+30 on llvm as long kernels (``tests/test_engines.py``). Prints the programs run, how their
 runs ended and the mismatches (with the first one shrunk by hypothesis and printed as INCA-A);
 exits 1 on a mismatch.
 """

@@ -105,7 +105,7 @@ class Slice:
     @property
     def length(self) -> int:
         """Number of elements selected (requires a constant ``hi - lo``)."""
-        span = (self.hi - self.lo).const
+        span = self.hi.const - self.lo.const  # (hi - lo).const, without making the difference
         return max(0, -(-span // self.step))
 
     def __str__(self) -> str:
