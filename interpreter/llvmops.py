@@ -435,6 +435,30 @@ class Lowering:
         anynan = ir.op(f"fcmp uno double {r}, {s}")
         return self._rarely(anynan, x, lambda: f64_literal(math.nan))
 
+    def _loop_body(self, op: str, put: bool, dtype: str, n: int, dlay: Layout,
+                   get: tuple[Layout, str | None] | None) -> str:
+        """The body of :meth:`element_loop`'s function, in names of its own."""
+        t = ty(dtype)
+        d = Layout("%d", dlay.ty, "%db", dlay.runs, dlay.shape, dlay.steps)
+        if get is not None:
+            src, conv = get
+            s = Layout("%s", src.ty, "%sb", src.runs, src.shape, src.steps)
+        ir, self.ir = self.ir, IR()
+        sub = self.ir
+        try:
+            with sub.loop(n) as e:
+                p = self.offset(d, e)
+                v = "%v" if get is None else self.convert(
+                    sub.op(f"load {s.ty}, ptr {self.offset(s, e)}"), conv)
+                if not put:
+                    v = self.binary(op, dtype, sub.op(f"load {t}, ptr {p}"), v)
+                sub.emit(f"store {t} {v}, ptr {p}")
+        finally:
+            self.ir = ir
+        if sub.faults:  # (everything that can fault is checked before the loop)
+            raise Untranslatable(f"PC {self.pc}: an element loop that can fault")
+        return "\n".join([*sub.allocas, *sub.lines])
+
     # ---- one tuple ---------------------------------------------------------------------------
 
     def blez(self, slot: Slot) -> str:
@@ -531,7 +555,8 @@ class Lowering:
         fault here). A loop is a function of its own, called with the storage pointers and base
         offsets, and each distinct one is made once: the -O0 code of a long program (what -O2
         makes of matrix multiplication at 1 MiB, 768 vector ops) keeps its loops optimised
-        (:func:`.llvmengine.first_tier`), and the ops of one shape share their code."""
+        (:func:`.llvmengine.first_tier`), and the ops of one shape share their code, which the
+        translation makes once (it took half the translation of those 768 ops)."""
         ir, t = self.ir, ty(dtype)
         if n == 1:
             p = self.offset(dlay, "0")
@@ -542,32 +567,19 @@ class Lowering:
             ir.emit(f"store {t} {v}, ptr {p}")
             return
         params, args = ["ptr noalias %d", "i64 %db"], [f"ptr {dlay.ptr}", f"i64 {dlay.base}"]
-        d = Layout("%d", dlay.ty, "%db", dlay.runs, dlay.shape, dlay.steps)
         if get is None:
             params.append(f"{t} %v")
             args.append(f"{t} {value}")
         else:
-            src, conv = get
             params += ["ptr noalias %s", "i64 %sb"]
-            args += [f"ptr {src.ptr}", f"i64 {src.base}"]
-            s = Layout("%s", src.ty, "%sb", src.runs, src.shape, src.steps)
-        self.ir = sub = IR()  # (a function's names are its own: equal loops are equal text)
-        try:
-            with sub.loop(n) as e:
-                p = self.offset(d, e)
-                v = "%v" if get is None else self.convert(
-                    sub.op(f"load {s.ty}, ptr {self.offset(s, e)}"), conv)
-                if not put:
-                    v = self.binary(op, dtype, sub.op(f"load {t}, ptr {p}"), v)
-                sub.emit(f"store {t} {v}, ptr {p}")
-        finally:
-            self.ir = ir
-        if sub.faults:  # (everything that can fault is checked before the loop)
-            raise Untranslatable(f"PC {self.pc}: an element loop that can fault")
-        key = (tuple(params), "\n".join([*sub.allocas, *sub.lines]))
+            args += [f"ptr {get[0].ptr}", f"i64 {get[0].base}"]
+        # what the body is made from (its pointers and bases are the parameters)
+        key = (op, put, dtype, n, dlay.ty, dlay.runs,
+               None if get is None else (get[0].ty, get[0].runs, get[1]))
         name = ir.outlined.get(key)
         if name is None:
             name = ir.outlined[key] = f"@loop{len(ir.outlined)}"
             ir.functions.append(f"define internal void {name}({', '.join(params)}) #1 {{\n"
-                                f"entry:\n{key[1]}\n  ret void\n}}")
+                                f"entry:\n{self._loop_body(op, put, dtype, n, dlay, get)}\n"
+                                f"  ret void\n}}")
         ir.emit(f"call void {name}({', '.join(args)})")
