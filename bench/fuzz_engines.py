@@ -7,8 +7,8 @@
     python bench/fuzz_engines.py --engine auto     # auto, handed over at random steps
     python bench/fuzz_engines.py --engine llvm-loaded   # llvm, each program run again from its
                                                         # machine code on disk (elfload)
-    python bench/fuzz_engines.py --engine llvm-long     # llvm, each kernel that calls an element
-                                                        # loop compiled as a long one
+    python bench/fuzz_engines.py --engine llvm-long     # llvm, each kernel compiled as a long
+                                                        # one
 
 Each random tuple program runs on the reference and on the chosen engine from the same inputs
 and step budget; how the run ended (fire counts and steps, or the fault's message, tuple and
@@ -19,8 +19,9 @@ or that it would leave to another engine, is a mismatch), and moves to its secon
 reference to the python engine and on to the llvm engine after random numbers of steps (0-300
 each). ``llvm-loaded`` runs each program on the llvm engine twice, compiled and then loaded from
 the object cache (its second run must equal the reference too). ``llvm-long`` compiles every
-kernel that calls an element loop as the engine compiles a long one (kept as it is, ``optnone``,
-its loops at -O2, in one tier), which the paper's kernels reach only at large sizes. The
+kernel as the engine compiles a long one (its block counters in the counts memory; one that
+calls an element loop kept as it is, ``optnone``, its loops at -O2, in one tier), which the
+paper's kernels reach only at large sizes. The
 campaign keeps the llvm engine's objects in a temporary folder, never in the user's cache. The
 default test suite runs 300 programs of the same generator on the python engine, 60 on llvm and
 30 on llvm as long kernels (``tests/test_engines.py``). Prints the programs run, how their
@@ -45,7 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from engine_fuzz import outcome, programs  # noqa: E402
 from inca.compiler.printer import print_program  # noqa: E402
-from inca.interpreter import engine, llvmengine, objcache, pyengine, selection  # noqa: E402
+from inca.interpreter import (engine, llvmengine, llvmgen, objcache, pyengine,  # noqa: E402
+                              selection)
 from inca.interpreter.blocks import Untranslatable  # noqa: E402
 
 
@@ -60,13 +62,14 @@ def _llvm_tiered(tier_steps: int, *args, **kwargs):
 
 
 def _llvm_long(*args, **kwargs):
-    """The llvm engine (strict) weighing any call of an element loop past a long kernel's weight."""
-    was = llvmengine.CALL_LINES
-    llvmengine.CALL_LINES = llvmengine.BIG_IR_LINES + 1
+    """The llvm engine (strict) treating every kernel as a long one: its counters in the counts
+    memory, and any call of an element loop weighed past a long kernel's weight."""
+    was = llvmengine.CALL_LINES, llvmgen.BIG_IR_LINES
+    llvmengine.CALL_LINES, llvmgen.BIG_IR_LINES = llvmengine.BIG_IR_LINES + 1, 0
     try:
         return llvmengine.run(*args, strict=True, **kwargs)
     finally:
-        llvmengine.CALL_LINES = was
+        llvmengine.CALL_LINES, llvmgen.BIG_IR_LINES = was
 
 
 def main(argv: list[str] | None = None) -> int:

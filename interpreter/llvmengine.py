@@ -36,18 +36,17 @@ from . import llvmcapi, objcache
 from .blocks import Untranslatable, analyse, block_fires
 from .engine import Execution, LLVMUnavailable, arm, finish, off_end, prepare, run_fast
 from .engine import run as run_reference
-from .llvmgen import KERNEL_ATTRIBUTES, translate
+from .llvmgen import BIG_IR_LINES, KERNEL_ATTRIBUTES, translate
 from .nic import NIC, CountingEvent
 from .pygen import FAULT, OFF_END, RECOUNT
 
 OPT_LEVEL = 2  # LLVM's -O2 pipeline and code generation
-# Past this weight a kernel is long straight-line code (what -O2 makes of a filter or a dot
-# product, run once), which -O2 would take a second or more on to save next to nothing. The weight
-# is its lines of IR, and CALL_LINES for each call of an element loop: LLVM's -O2 code generation
-# took 0.45-0.6 ms a call, as long as about 15 lines (matrix multiplication's 768 vector ops at
-# 1 MiB, 916 lines of IR, took 0.47-0.65 s). Loops are short: matrix multiplication at -O0 is
-# about 300 lines.
-BIG_IR_LINES = 2500
+# A kernel whose weight passes BIG_IR_LINES (from .llvmgen, which keeps such a kernel's counters
+# in place) is long straight-line code (what -O2 makes of a filter or a dot product, run once),
+# which -O2 would take a second or more on to save next to nothing. The weight is its lines of
+# IR, and CALL_LINES for each call of an element loop: LLVM's -O2 code generation took 0.45-0.6
+# ms a call, as long as about 15 lines (matrix multiplication's 768 vector ops at 1 MiB, 916
+# lines of IR, took 0.47-0.65 s). Loops are short: matrix multiplication at -O0 is about 300.
 CALL_LINES = 15
 #: Steps a run takes in the first tier before it is compiled at full -O2. On matrix multiplication
 #: the pipeline costs 8.5-9 ms more to compile and saves about 0.22 ns a step (at payload 131072 a

@@ -31,6 +31,12 @@ from .nic import NIC
 from .pygen import END, FAULT, OFF_END, RECOUNT, plan_code
 
 
+# Past this many lines of IR (the blocks alone here; with its calls weighed, in
+# :func:`.llvmengine.first_tier`) a kernel is long straight-line code, compiled at -O0. There a
+# block's counter is kept in the ``counts`` memory itself, not in a slot loaded at the entry and
+# stored back at every exit: 9 lines a block became 4 (filter at -O2 and 8 KiB, 8,180 blocks:
+# 157,542 lines of IR became 116,642, and LLVM's -O0 took 1.3 s on it instead of 2.1).
+BIG_IR_LINES = 2500
 # The kernel's attributes, the last line but one of every translation: the engine may mark a long
 # kernel optnone there (:func:`.llvmengine.first_tier`). Element loops are never inlined: the ops
 # of one shape share one copy, and -O2 keeps a long kernel's hundreds of calls calls.
@@ -78,7 +84,9 @@ def translate(nic: NIC, armed: Armed, cfg: Cfg, counters: bool = True) -> Transl
     for j, n in scalars:
         t = ty(nic.buffers[n].dtype)
         tail += [f"  %s{j}.x = load {t}, ptr %s{j}", f"  store {t} %s{j}.x, ptr %m{j}"]
-    if counters:
+    if counters and len(ir.lines) > BIG_IR_LINES:  # compiled at -O0: each counter in place
+        head += [f"  %c{j} = getelementptr i64, ptr %counts, i64 {j}" for j in range(len(runs))]
+    elif counters:  # in a slot, which SROA promotes to a register, loaded and stored back
         for j in range(len(runs)):
             head += [f"  %c{j} = alloca i64", f"  %c{j}.p = getelementptr i64, ptr %counts, i64 {j}",
                      f"  %c{j}.0 = load i64, ptr %c{j}.p", f"  store i64 %c{j}.0, ptr %c{j}"]

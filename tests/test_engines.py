@@ -37,7 +37,7 @@ from engine_fuzz import outcome, programs
 from inca.compiler.assembler import assemble_text
 from inca.compiler.frontend import Options, compile_options, load_tuples
 from inca.compiler.printer import print_program
-from inca.interpreter import cli, engine, llvmengine, pyengine
+from inca.interpreter import cli, engine, llvmengine, llvmgen, pyengine
 from inca.interpreter.blocks import analyse
 from inca.interpreter.engine import arm
 from inca.interpreter.inputs import gather_inputs
@@ -179,14 +179,16 @@ def test_random_programs_run_alike_on_llvm_moving_tier_part_way(case, tier):
 
 @contextlib.contextmanager
 def long_kernels():
-    """The llvm engine compiling every kernel that calls an element loop as a long one: kept as
-    it is (optnone), its loops at -O2, in one tier (a kernel of the paper's sizes calls hundreds)."""
-    was = llvmengine.CALL_LINES
-    llvmengine.CALL_LINES = llvmengine.BIG_IR_LINES + 1
+    """The llvm engine treating every kernel as a long one (a kernel of the paper's sizes has
+    thousands of blocks, or calls hundreds of element loops): its block counters kept in the
+    counts memory, and one that calls an element loop kept as it is (optnone), its loops at -O2,
+    in one tier."""
+    was = llvmengine.CALL_LINES, llvmgen.BIG_IR_LINES
+    llvmengine.CALL_LINES, llvmgen.BIG_IR_LINES = llvmengine.BIG_IR_LINES + 1, 0
     try:
         yield
     finally:
-        llvmengine.CALL_LINES = was
+        llvmengine.CALL_LINES, llvmgen.BIG_IR_LINES = was
 
 
 @settings(max_examples=LLVM_FUZZ_EXAMPLES // 2, deadline=None, database=None,

@@ -34,6 +34,7 @@ from inca.interpreter import cli, cpu, engine, llvmcapi, llvmengine, objcache
 from inca.compiler.frontend import Options, load_tuples
 from inca.interpreter.blocks import analyse
 from inca.interpreter.llvmgen import KERNEL_ATTRIBUTES, translate
+from inca.interpreter.inputs import gather_inputs
 from inca.interpreter.loader import execute, install
 from inca.interpreter.nic import NIC
 from inca.interpreter.profiles import load_profile
@@ -42,7 +43,7 @@ from inca.lang.isa import OPCODES, semantics
 from inca.lang.tuples import encode
 from inca.compiler.assembler import assemble_text
 from engine_fuzz import outcome
-from test_engines import F64S, I64S, assert_same, tier_steps
+from test_engines import F64S, I64S, assert_same, llvm_run, tier_steps
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -201,6 +202,20 @@ def test_ops_of_one_shape_share_one_element_loop_and_a_long_kernel_keeps_them_op
     prof = load_profile("base")
     want = execute(tp, prof, inputs, engine="reference")
     assert_same(execute(tp, prof, inputs, engine="llvm"), want, "llvm")
+
+
+
+def test_a_long_kernel_keeps_its_counters_in_place_with_the_reference_s_results():
+    # what -O2 makes of filter at 1 KiB (about 1,000 blocks, 19,000 lines of IR) is compiled at
+    # -O0, each block's counter kept in the counts memory (the random programs of test_engines.py
+    # run with counters in place too: faults, step limits, loops)
+    tp = load_tuples(str(ROOT / "examples" / "kernels" / "filter.incaq"),
+                     Options({"PAYLOAD": 1024}, 2, (), False, False))
+    inputs = gather_inputs({b.name: b for b in tp.buffers}, [], 1)
+    ir = _translated(tp, inputs)
+    assert "%c0 = getelementptr i64, ptr %counts, i64 0" in ir and "%c0 = alloca" not in ir
+    assert llvmengine.first_tier(ir)[1:] == (0, True)
+    assert outcome(tp, inputs, 10**8, llvm_run) == outcome(tp, inputs, 10**8, engine.run)
 
 
 def _kernel_ir(lines: int, calls: int) -> str:
