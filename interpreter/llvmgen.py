@@ -52,6 +52,7 @@ class Translation:
     order: tuple[int, ...]  # block starts, in the order of the counters
     sizes: tuple[int, ...]  # tuples per block, in the same order
     scratch: int  # 8-byte elements of scratch memory the kernel needs (0: none)
+    written: tuple[int, ...]  # the storages some tuple's atomic may store to (positions in storage)
 
 
 def translate(nic: NIC, armed: Armed, cfg: Cfg, counters: bool = True) -> Translation:
@@ -103,8 +104,12 @@ def translate(nic: NIC, armed: Armed, cfg: Cfg, counters: bool = True) -> Transl
         *head, *ir.lines, *tail, "}",
         *ir.functions, "declare double @llvm.fabs.f64(double)", KERNEL_ATTRIBUTES,
         "attributes #1 = { nounwind noinline }", ""])
+    # (a superset: every armed entry's destination, run or not, and a BLEZ's, which it only reads)
+    dests = {slot.entry.dest.name for slot in armed.slots
+             if slot is not None and slot.entry is not None and slot.entry.dest is not None}
+    written = {storage_of[n] for n in dests if n in storage_of}
     return Translation(text, first, tuple(b.start for b in runs), tuple(len(b.pcs) for b in runs),
-                       low.scratch)
+                       low.scratch, tuple(sorted(written)))
 
 
 class _Gen:

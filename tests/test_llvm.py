@@ -218,6 +218,23 @@ def test_a_long_kernel_keeps_its_counters_in_place_with_the_reference_s_results(
     assert outcome(tp, inputs, 10**8, llvm_run) == outcome(tp, inputs, 10**8, engine.run)
 
 
+
+def test_only_the_storages_a_kernel_may_write_are_copied_back():
+    text = (".input A f64[4]\n.input B f64[4]\n.output C f64[4]\n.var V f64[2][2] @ C\n.var k i64\n"
+            "PUTL C[0:4], A[0:4]\nADD V[1][0:2], V[1][0:2], B[2:4]\nPUTL k, 3\nEND\n")
+    tp = encode(assemble_text(text, "written.incaa"))
+    inputs = {"A": [1.0, 2.0, 3.0, 4.0], "B": [0.5, 0.25, -1.0, 8.0]}
+    nic = NIC(load_profile("base"))
+    pc, _ = install(tp, nic, inputs)
+    nic.ct_set(pc, 1)
+    armed = engine.arm(nic, pc)
+    tr = translate(nic, armed, analyse(armed, pc.value))
+    assert sorted(tr.storage[j] for j in tr.written) == ["C", "k"]  # (V is C's storage)
+    prof = load_profile("base")
+    assert_same(execute(tp, prof, inputs, engine="llvm"),
+                execute(tp, prof, inputs, engine="reference"), "llvm")
+
+
 def _kernel_ir(lines: int, calls: int) -> str:
     body = "".join("  %x = add i64 0, 0\n" for _ in range(lines))
     body += "".join("  call void @loop0(ptr %m0, i64 0)\n" for _ in range(calls))
