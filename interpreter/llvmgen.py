@@ -39,7 +39,7 @@ from .pygen import END, FAULT, OFF_END, RECOUNT, plan_code
 BIG_IR_LINES = 2500
 # The kernel's attributes, the last line but one of every translation: the engine may mark a long
 # kernel optnone there (:func:`.llvmengine.first_tier`). Element loops are never inlined: the ops
-# of one shape share one copy, and -O2 keeps a long kernel's hundreds of calls calls.
+# of one shape share one copy, and -O2 leaves a long kernel's hundreds of calls as calls.
 KERNEL_ATTRIBUTES = "attributes #0 = { nounwind }"
 
 

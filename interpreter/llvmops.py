@@ -82,7 +82,7 @@ class IR:
         self.n = 0
         self.faults: dict[int, str] = {}  # PC value -> label of its fault exit
         self.functions: list[str] = []  # the element loops' functions (Lowering.element_loop)
-        self.outlined: dict[tuple[tuple[str, ...], str], str] = {}  # (params, body) -> name
+        self.outlined: dict[tuple, str] = {}  # what a loop's body is made from -> its function
 
     def name(self, base: str = "t") -> str:
         self.n += 1
@@ -438,26 +438,32 @@ class Lowering:
     def _loop_body(self, op: str, put: bool, dtype: str, n: int, dlay: Layout,
                    get: tuple[Layout, str | None] | None) -> str:
         """The body of :meth:`element_loop`'s function, in names of its own."""
-        t = ty(dtype)
         d = Layout("%d", dlay.ty, "%db", dlay.runs, dlay.shape, dlay.steps)
         if get is not None:
             src, conv = get
-            s = Layout("%s", src.ty, "%sb", src.runs, src.shape, src.steps)
-        ir, self.ir = self.ir, IR()
-        sub = self.ir
+            get = Layout("%s", src.ty, "%sb", src.runs, src.shape, src.steps), conv
+        sub = IR()
+        ir, self.ir = self.ir, sub
         try:
             with sub.loop(n) as e:
-                p = self.offset(d, e)
-                v = "%v" if get is None else self.convert(
-                    sub.op(f"load {s.ty}, ptr {self.offset(s, e)}"), conv)
-                if not put:
-                    v = self.binary(op, dtype, sub.op(f"load {t}, ptr {p}"), v)
-                sub.emit(f"store {t} {v}, ptr {p}")
+                self._store(op, put, dtype, d, "%v", get, e)
         finally:
             self.ir = ir
         if sub.faults:  # (everything that can fault is checked before the loop)
             raise Untranslatable(f"PC {self.pc}: an element loop that can fault")
         return "\n".join([*sub.allocas, *sub.lines])
+
+    def _store(self, op: str, put: bool, dtype: str, dlay: Layout, value: str | None,
+               get: tuple[Layout, str | None] | None, e: str) -> None:
+        """Element ``e`` of an op: its value (``value``, or read through ``get``), combined with
+        the destination's unless the op is a put, stored."""
+        ir, t = self.ir, ty(dtype)
+        p = self.offset(dlay, e)
+        v = value if get is None else self.convert(
+            ir.op(f"load {get[0].ty}, ptr {self.offset(get[0], e)}"), get[1])
+        if not put:
+            v = self.binary(op, dtype, ir.op(f"load {t}, ptr {p}"), v)
+        ir.emit(f"store {t} {v}, ptr {p}")
 
     # ---- one tuple ---------------------------------------------------------------------------
 
@@ -559,12 +565,7 @@ class Lowering:
         translation makes once (it took half the translation of those 768 ops)."""
         ir, t = self.ir, ty(dtype)
         if n == 1:
-            p = self.offset(dlay, "0")
-            v = value if get is None else self.convert(
-                ir.op(f"load {get[0].ty}, ptr {self.offset(get[0], '0')}"), get[1])
-            if not put:
-                v = self.binary(op, dtype, ir.op(f"load {t}, ptr {p}"), v)
-            ir.emit(f"store {t} {v}, ptr {p}")
+            self._store(op, put, dtype, dlay, value, get, "0")
             return
         params, args = ["ptr noalias %d", "i64 %db"], [f"ptr {dlay.ptr}", f"i64 {dlay.base}"]
         if get is None:

@@ -156,7 +156,6 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     return Execution(total, rest.steps, time.perf_counter() - start, "+".join(names))
 
 
-
 class _Prepared:
     """The reference's preparation of the program (:func:`.engine.prepare`: a fetch and an apply
     for each tuple), made when the reference first fires: a run auto gives the llvm engine at once
