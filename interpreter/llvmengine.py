@@ -254,7 +254,7 @@ def pack(nic: NIC, names: tuple[str, ...]) -> list[array]:
 def unpack(nic: NIC, names: tuple[str, ...], arrays: list[array],
            written: tuple[int, ...] | None = None) -> None:
     """The storages back into the NIC's buffers; ``written``: only those (the others the kernel
-    only reads: the inputs of matrix multiplication at 1 MiB, 24 of 36 ms)."""
+    only reads: the inputs of matrix multiplication at -Ofast and 1 MiB took 8 ms of 36)."""
     for j in range(len(names)) if written is None else written:
         nic.buffers[names[j]].data[:] = arrays[j].tolist()
 
