@@ -7,6 +7,7 @@ Not a test: a script that prints numbers. Run it from the repository root after 
     python bench/bench_compile.py              # best of 5 for each figure (about 40 s)
     python bench/bench_compile.py --runs 3 --profile   # also print a cProfile of the 10k compile
     python bench/bench_compile.py --runs 3 --baseline /tmp/old   # and the speed-up over a checkout
+    python bench/bench_compile.py --runs 1 --baseline /tmp/old --instructions   # and counted
 
 Figures:
 
@@ -33,6 +34,14 @@ Figures:
     starting, importing and writing the tuple JSON (the baseline's format took about 500 bytes a
     tuple, inca-tuples/2 about 40). Issue 9 quotes its own baselines as such commands ("takes 27 s
     to assemble"); (d) is the figure this script has always judged by.
+(f) with ``--instructions`` (needs valgrind), the instructions each compilation of (c) executes,
+    counted by valgrind's cachegrind in a child ``python -S`` (hash seed 0) for this repository's
+    code and, with ``--baseline``, for the checkout's: the count of a run that compiles the
+    program once, less that of a run that only starts, imports, compiles a one-line warm-up and
+    generates the program. A count does not move with the machine's load, as (c) to (e) do (one
+    hour of this machine gave 5.5x to 14x for (d)); it leaves out what the instructions wait for
+    (caches, memory), so it is a floor of the work, not a time. It takes minutes (the baseline's
+    10,000 statements are about 20 billion instructions).
 """
 from __future__ import annotations
 
@@ -41,6 +50,7 @@ import cProfile
 import json
 import os
 import pstats
+import re
 import shutil
 import statistics
 import subprocess
@@ -189,6 +199,53 @@ def child(runs: int) -> int:
     return 0
 
 
+def count_child(statements: int, compiles: int) -> int:
+    """``--count-child``: the warm-up, the generated program of ``statements``, and ``compiles``
+    compilations of it (what figure (f) counts the instructions of)."""
+    compile_source(Source("warm.incaq", "x = 1\n"))
+    text = generated(statements)
+    for _ in range(compiles):
+        encode(compile_source(Source("generated.incaq", text)))
+    return 0
+
+
+def instructions(tree: Path, statements: int) -> int:
+    """Instructions of one compilation of ``statements`` generated statements by the code of
+    ``tree`` (a checkout, or this repository), counted by cachegrind: figure (f)."""
+    counts = []
+    for compiles in (0, 1):
+        with baseline_package(tree) as (_, env):
+            proc = subprocess.run(
+                ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                 sys.executable, "-S", __file__, "--count-child", str(statements), "--runs",
+                 str(compiles)], capture_output=True, text=True, env={**env, "PYTHONHASHSEED": "0"})
+        found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
+        if proc.returncode != 0 or found is None:
+            sys.exit(f"valgrind on {tree} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+        counts.append(int(found.group(1).replace(",", "")))
+    return counts[1] - counts[0]
+
+
+def instruction_figures(baseline: Path | None) -> None:
+    """Figure (f): this repository's instructions per compilation, and the baseline's."""
+    if shutil.which("valgrind") is None:
+        sys.exit("--instructions needs valgrind on PATH")
+    mine = {n: instructions(ROOT, n) for n in SIZES}
+    base = {n: instructions(baseline, n) for n in SIZES} if baseline is not None else {}
+    for n in SIZES:
+        line = f"{'instructions, ' + format(n, ',') + ' statements':<30} {mine[n] / 1e6:9,.1f} M"
+        if n in base:
+            line += f"  baseline {base[n] / 1e6:,.1f} M: {base[n] / mine[n]:.2f}x fewer"
+            if n == SIZES[1]:
+                line += f" (target {TARGET_SPEEDUP:g}x)"
+        print(line)
+    ratio = mine[SIZES[1]] / mine[SIZES[0]]
+    line = f"{'instructions, 10k / 1k':<30} {ratio:9.2f}    {verdict(ratio, TARGET_RATIO)}"
+    if base:
+        line += f"; baseline {base[SIZES[1]] / base[SIZES[0]]:.2f}"
+    print(line)
+
+
 def verdict(value: float, target: float) -> str:
     return f"{'ok' if value <= target else 'MISSED'} (target {target:g})"
 
@@ -199,10 +256,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", action="store_true", help="print a cProfile of the 10k compile")
     ap.add_argument("--baseline", type=Path, metavar="DIR",
                     help="also time the compiler of the checkout DIR, back to back with this one")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count each compilation's instructions with valgrind (minutes)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--count-child", type=int, metavar="STATEMENTS", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         return child(args.runs)
+    if args.count_child is not None:
+        return count_child(args.count_child, args.runs)
     tool = incac()
     print(f"python {sys.version.split()[0]}, incac: {' '.join(tool)}, best of {args.runs} runs")
     for flag in ("--version", "--help"):
@@ -244,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{statistics.median(per):.2f}x)")
     if args.baseline is not None:
         whole_commands(args.baseline, args.runs)
+    if args.instructions:
+        instruction_figures(args.baseline)
     if args.profile:
         src = Source("generated.incaq", generated(10_000))
         prof = cProfile.Profile()
