@@ -36,7 +36,7 @@ from . import llvmcapi, objcache
 from .blocks import Untranslatable, analyse, block_fires
 from .engine import Execution, LLVMUnavailable, arm, finish, off_end, prepare, run_fast
 from .engine import run as run_reference
-from .llvmgen import BIG_IR_LINES, KERNEL_ATTRIBUTES, translate
+from .llvmgen import BIG_IR_LINES, KERNEL_ATTRIBUTES, Translation, translate
 from .nic import NIC, CountingEvent
 from .pygen import FAULT, OFF_END, RECOUNT
 
@@ -282,18 +282,20 @@ def first_tier(ir: str, level: int | None = None) -> tuple[str, int, bool]:
 KEPT_AS_IS = "attributes #0 = { nounwind noinline optnone }"
 
 
-def ready(nic: NIC, planned):
+def ready(nic: NIC, planned) -> tuple[Translation | None, bool]:
     """The translation of a run's rest (``planned``: the armed program and its blocks, the counter
-    on a header) when its machine code is ready, compiled in this process or in the object cache,
-    so the engine would start at once, without llvmlite or a compilation; else None."""
+    on a header; None when there is nothing to look in, or it cannot be translated), and whether
+    its machine code is ready, compiled in this process or in the object cache, so the engine
+    would start at once, without llvmlite or a compilation. A translation whose code is not
+    ready serves :func:`run` later in the same run (``translation``)."""
     if not (_cache or objcache.enabled()):
-        return None
+        return None, False
     try:
         tr = translate(nic, *planned)
     except Untranslatable:
-        return None
+        return None, False
     ir, chosen, full = first_tier(tr.ir)
-    return tr if compiled(ir, chosen, full) or compiled(ir, chosen, True) else None
+    return tr, compiled(ir, chosen, full) or compiled(ir, chosen, True)
 
 
 def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 100_000_000,
@@ -308,7 +310,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
 
     ``steps_before`` and ``planned`` as :func:`.pyengine.run` takes them: another engine fired the
     run's first steps, and the counter is on a header of the blocks found from the run's start;
-    ``translation``: what :func:`ready` made of them."""
+    ``translation``: what :func:`ready` made of them (it does not depend on where the run is)."""
     start = time.perf_counter()
     if not objcache.enabled():  # (with it, LLVM is loaded only when a function is compiled)
         load_llvm()

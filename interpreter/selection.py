@@ -99,7 +99,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     fires = [0] * prep.size
     own = first is None and second == -1  # auto's own budgets (not a test's)
     first = budget(prep.size) if first is None else first
-    planned = rest = None
+    planned = rest = translation = None
     default = second == -1  # auto's own rule for the llvm engine (not a test's)
     marked = False  # an earlier run left its mark, so the llvm engine's code was asked for
     to_llvm = False  # what every run fires before it first branches would pay for LLVM
@@ -119,7 +119,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
                 marked = True
                 planned, steps, finished = _plan(nic, prep, counter, fires, steps, max_steps, entry)
                 if planned is not None and not finished:
-                    rest = _ready_llvm(nic, counter, done, max_steps, steps, planned)
+                    rest, translation = _ready_llvm(nic, counter, done, max_steps, steps, planned)
         if not finished and rest is None:
             if steps < steps_before + first:  # (finding a header after the look may pass it)
                 steps, finished = run_some(prep, counter, fires, steps_before + first, steps)
@@ -134,7 +134,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
 
     names = ["reference"] if steps > steps_before else []
     if rest is None and default and not marked and not to_llvm:  # (to_llvm: it compiles or loads)
-        rest = _ready_llvm(nic, counter, done, max_steps, steps, planned)
+        rest, translation = _ready_llvm(nic, counter, done, max_steps, steps, planned)
     if rest is None and to_llvm:
         rest = _llvm(nic, counter, done, max_steps, steps, planned)
     if rest is None:
@@ -144,7 +144,7 @@ def run(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int = 
     if isinstance(rest, pyengine.Paused):
         fires = [a + b for a, b in zip(fires, rest.fires)]
         names.append("python")
-        rest = _llvm(nic, counter, done, max_steps, rest.steps, planned)
+        rest = _llvm(nic, counter, done, max_steps, rest.steps, planned, translation)
     mine = fires_by_tuple(fires, prep.k_at)
     total = [a + b for a, b in zip(mine, rest.fires)]
     if rest.engine not in names:
@@ -254,32 +254,37 @@ def _operand(o) -> str:
 
 
 def _ready_llvm(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int, steps: int,
-                planned) -> Execution | None:
+                planned) -> tuple[Execution | None, object]:
     """The rest of a run on the llvm engine when its machine code is ready (compiled earlier in
     this process, or by an earlier one into the object cache): it then starts at once, sooner
-    than the python engine could translate the program. None when it is not, or will not load."""
+    than the python engine could translate the program. None when it is not, or will not load;
+    with the translation made to look (None: none), which :func:`_llvm` takes later in the run
+    rather than translating the program again (matrix multiplication: 2-3 ms)."""
     from . import objcache
 
     if "inca.interpreter.llvmengine" not in sys.modules and not objcache.enabled():
-        return None  # nothing compiled in this process, and no cache to look in
+        return None, None  # nothing compiled in this process, and no cache to look in
     from . import llvmengine
 
-    translation = llvmengine.ready(nic, planned)
-    if translation is None:
-        return None
+    translation, ready = llvmengine.ready(nic, planned)
+    if not ready:
+        return None, translation
     try:
-        return llvmengine.run(nic, counter, done, max_steps, steps, planned, translation=translation)
+        return llvmengine.run(nic, counter, done, max_steps, steps, planned,
+                              translation=translation), None
     except LLVMUnavailable:  # the entry went before it was loaded, and llvmlite will not load
-        return None
+        return None, None
 
 
 def _llvm(nic: NIC, counter: CountingEvent, done: CountingEvent, max_steps: int, steps: int,
-          planned) -> Execution:
-    """The rest of a run on the llvm engine; on the python engine if llvmlite will not load."""
+          planned, translation=None) -> Execution:
+    """The rest of a run on the llvm engine (``translation``: :func:`_ready_llvm`'s of
+    ``planned``, if it made one); on the python engine if llvmlite will not load."""
     from . import llvmengine, pyengine
 
     try:
-        return llvmengine.run(nic, counter, done, max_steps, steps, planned)
+        return llvmengine.run(nic, counter, done, max_steps, steps, planned,
+                              translation=translation)
     except LLVMUnavailable:
         return pyengine.run(nic, counter, done, max_steps, steps, planned)
 

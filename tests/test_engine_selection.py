@@ -106,8 +106,12 @@ def test_a_run_longer_than_llvm_s_cost_goes_on_in_the_llvm_engine(monkeypatch, n
     monkeypatch.setattr(selection, "LLVM_STEPS_PER_TUPLE", 0)
     tp, inputs = _matmul(24, 24)
     prof = load_profile("scratchpad")
-    r = execute(tp, prof, inputs)
+    translated = []
+    with mock.patch.object(nothing_compiled, "translate", spy(nothing_compiled.translate, translated)):
+        r = execute(tp, prof, inputs)
     assert r.engine == "reference+python+llvm"
+    # translated once, to see whether its code was ready: the llvm engine takes that translation
+    assert len(translated) == 1
     want = execute(tp, prof, inputs, engine="reference")
     assert (r.outputs, r.by_class, r.time_ns, r.instructions) == (want.outputs, want.by_class,
                                                                    want.time_ns, want.instructions)
@@ -405,7 +409,7 @@ def test_a_mark_at_every_step_of_a_kernel(ready, nothing_compiled):
 def _after_a_mark(tp, inputs, budget: int, look: int, first: int, ready: bool):
     """What a run leaves when auto finds a mark after ``look`` steps, the llvm engine's code there
     (``ready``) or not, the python engine's budget ``first``, and no pause for the llvm engine."""
-    rest = selection._llvm if ready else (lambda *args: None)
+    rest = (lambda *args: (selection._llvm(*args), None)) if ready else (lambda *args: (None, None))
     with mock.patch.object(selection, "MARK_MIN_STEPS", look), \
             mock.patch.object(selection, "MARK_STEPS_PER_TUPLE", 0), \
             mock.patch.object(selection, "_marked", lambda nic, counter: True), \
