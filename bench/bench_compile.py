@@ -41,7 +41,9 @@ Figures:
     generates the program. A count does not move with the machine's load, as (c) to (e) do (one
     hour of this machine gave 5.5x to 14x for (d)); it leaves out what the instructions wait for
     (caches, memory), so it is a floor of the work, not a time. It takes minutes (the baseline's
-    10,000 statements are about 20 billion instructions).
+    10,000 statements are about 20 billion instructions). This repository's count at 10,000
+    statements is also split by stage: lexing, parsing (the rest of it), checking, lowering and
+    encoding, each the count of a run through that stage less one that stops before it.
 """
 from __future__ import annotations
 
@@ -199,31 +201,61 @@ def child(runs: int) -> int:
     return 0
 
 
-def count_child(statements: int, compiles: int) -> int:
+STAGES = ("lex", "parse", "check", "lower", "encode")
+
+
+def count_child(statements: int, compiles: int, stage: str | None = None) -> int:
     """``--count-child``: the warm-up, the generated program of ``statements``, and ``compiles``
-    compilations of it (what figure (f) counts the instructions of)."""
+    compilations of it (what figure (f) counts the instructions of); with ``stage``, one
+    compilation's stages up to that one instead (this repository's code only)."""
     compile_source(Source("warm.incaq", "x = 1\n"))
     text = generated(statements)
-    for _ in range(compiles):
-        encode(compile_source(Source("generated.incaq", text)))
+    if stage is None:
+        for _ in range(compiles):
+            encode(compile_source(Source("generated.incaq", text)))
+        return 0
+    from inca.compiler.incaq.fast_lexer import tokenize
+    from inca.compiler.incaq.pipeline import check, lower, parse
+    from inca.lang.gcpause import collector_paused
+
+    src = Source("generated.incaq", text)
+    done = STAGES[:STAGES.index(stage) + 1]
+    with collector_paused():  # as compile_source and encode pause it
+        if done == ("lex",):
+            tokenize(text)
+            return 0
+        value = parse(src)
+        for name, step in (("check", lambda m: check(m, src, None, (), False)),
+                           ("lower", lambda c: lower(c, src.name, False)), ("encode", encode)):
+            if name in done:
+                value = step(value)
     return 0
+
+
+def _count(tree: Path, statements: int, *flags: str) -> int:
+    """Instructions of one ``--count-child`` run (``flags`` its own) on the code of ``tree``."""
+    with baseline_package(tree) as (_, env):
+        proc = subprocess.run(
+            ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+             sys.executable, "-S", __file__, "--count-child", str(statements), *flags],
+            capture_output=True, text=True, env={**env, "PYTHONHASHSEED": "0"})
+    found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
+    if proc.returncode != 0 or found is None:
+        sys.exit(f"valgrind on {tree} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
 
 
 def instructions(tree: Path, statements: int) -> int:
     """Instructions of one compilation of ``statements`` generated statements by the code of
     ``tree`` (a checkout, or this repository), counted by cachegrind: figure (f)."""
-    counts = []
-    for compiles in (0, 1):
-        with baseline_package(tree) as (_, env):
-            proc = subprocess.run(
-                ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                 sys.executable, "-S", __file__, "--count-child", str(statements), "--runs",
-                 str(compiles)], capture_output=True, text=True, env={**env, "PYTHONHASHSEED": "0"})
-        found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
-        if proc.returncode != 0 or found is None:
-            sys.exit(f"valgrind on {tree} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-        counts.append(int(found.group(1).replace(",", "")))
-    return counts[1] - counts[0]
+    return _count(tree, statements, "--runs", "1") - _count(tree, statements, "--runs", "0")
+
+
+def stage_instructions(statements: int) -> dict[str, int]:
+    """This repository's instructions in each stage of one compilation (figure (f))."""
+    counts = [_count(ROOT, statements, "--runs", "0")]
+    counts += [_count(ROOT, statements, "--count-stage", stage) for stage in STAGES]
+    return {stage: counts[i + 1] - counts[i] for i, stage in enumerate(STAGES)}
 
 
 def instruction_figures(baseline: Path | None) -> None:
@@ -239,6 +271,10 @@ def instruction_figures(baseline: Path | None) -> None:
             if n == SIZES[1]:
                 line += f" (target {TARGET_SPEEDUP:g}x)"
         print(line)
+    stages = stage_instructions(SIZES[1])
+    total = sum(stages.values())
+    print(f"{'instructions by stage, 10k':<30} " + ", ".join(
+        f"{stage} {n / 1e6:,.1f} M ({n / total:.0%})" for stage, n in stages.items()))
     ratio = mine[SIZES[1]] / mine[SIZES[0]]
     line = f"{'instructions, 10k / 1k':<30} {ratio:9.2f}    {verdict(ratio, TARGET_RATIO)}"
     if base:
@@ -260,11 +296,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="also count each compilation's instructions with valgrind (minutes)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--count-child", type=int, metavar="STATEMENTS", help=argparse.SUPPRESS)
+    ap.add_argument("--count-stage", choices=STAGES, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         return child(args.runs)
     if args.count_child is not None:
-        return count_child(args.count_child, args.runs)
+        return count_child(args.count_child, args.runs, args.count_stage)
     tool = incac()
     print(f"python {sys.version.split()[0]}, incac: {' '.join(tool)}, best of {args.runs} runs")
     for flag in ("--version", "--help"):
