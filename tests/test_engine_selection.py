@@ -276,6 +276,26 @@ def test_a_run_the_stepper_began_goes_on_as_the_reference_would(case, stepped, f
     assert (how, st_.counter.value, st_.done.value, storage) == want
 
 
+@settings(max_examples=max(1, EXAMPLES // 2), deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.function_scoped_fixture])
+@given(programs(), st.integers(0, 12), st.integers(0, 30))
+def test_auto_s_own_rule_with_an_object_cache_leaves_what_the_reference_leaves(
+        nothing_compiled, case, first, second):
+    """auto's own handovers (``first`` and ``second`` steps for its budgets), an object cache to
+    look in: the translation made to look for ready code serves the llvm engine later in the run,
+    and a program met again (by an earlier example) finds its code or its mark."""
+    pytest.importorskip("llvmlite")
+    tp, inputs, budget = case
+    note(f"{print_program(tp.program())}\ninputs {inputs}\nmax_steps {budget}\n{first=} {second=}")
+    with mock.patch.object(selection, "budget", lambda size: first), \
+            mock.patch.object(selection, "llvm_budget", lambda size: second), \
+            mock.patch.object(selection, "MARK_MIN_STEPS", first // 2), \
+            mock.patch.object(selection, "MARK_STEPS_PER_TUPLE", 0):
+        got = outcome(tp, inputs, budget, selection.run)
+    assert got == outcome(tp, inputs, budget, engine.run)
+
+
 def _marks(objcache) -> list[Path]:
     return sorted(Path(os.environ[objcache.VARIABLE]).glob("*.run"))
 
