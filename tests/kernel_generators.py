@@ -116,7 +116,7 @@ class _Kernel:
             return [f"H[{at}] = H[{at}] {self.pick(('+', '-'))} {w}"]
         if kind == "blocks":  # the loop variable divided by a constant (delinearise)
             return [self.pick((f"Y[i / 2] = Y[i / 2] + {e}", f"P[i % 4] = max(P[i % 4], {e})",
-                               f"Y[i] = X[i / 4] * (i % 2)"))]
+                               "Y[i] = X[i / 4] * (i % 2)"))]
         return [f"Y[i] = {e}"]
 
     def loop(self) -> list[str]:
