@@ -52,7 +52,6 @@ import cProfile
 import json
 import os
 import pstats
-import re
 import shutil
 import statistics
 import subprocess
@@ -62,6 +61,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from instructions import count as instructions_of, require_valgrind  # bench/, beside this file
 from inca.compiler.incaq.pipeline import compile_source
 from inca.lang.diagnostics import Source
 from inca.lang.tuples import encode
@@ -235,14 +235,11 @@ def count_child(statements: int, compiles: int, stage: str | None = None) -> int
 def _count(tree: Path, statements: int, *flags: str) -> int:
     """Instructions of one ``--count-child`` run (``flags`` its own) on the code of ``tree``."""
     with baseline_package(tree) as (_, env):
-        proc = subprocess.run(
-            ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-             sys.executable, "-S", __file__, "--count-child", str(statements), *flags],
-            capture_output=True, text=True, env={**env, "PYTHONHASHSEED": "0"})
-    found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
-    if proc.returncode != 0 or found is None:
-        sys.exit(f"valgrind on {tree} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+        n, proc = instructions_of([sys.executable, "-S", __file__, "--count-child",
+                                   str(statements), *flags], env)
+    if n is None:
+        sys.exit(f"valgrind on {tree} failed ({proc.returncode}):\n{proc.stderr.decode()[-2000:]}")
+    return n
 
 
 def instructions(tree: Path, statements: int) -> int:
@@ -260,8 +257,7 @@ def stage_instructions(statements: int) -> dict[str, int]:
 
 def instruction_figures(baseline: Path | None) -> None:
     """Figure (f): this repository's instructions per compilation, and the baseline's."""
-    if shutil.which("valgrind") is None:
-        sys.exit("--instructions needs valgrind on PATH")
+    require_valgrind()
     mine = {n: instructions(ROOT, n) for n in SIZES}
     base = {n: instructions(baseline, n) for n in SIZES} if baseline is not None else {}
     for n in SIZES:

@@ -6,6 +6,7 @@ Not a test: a script that prints numbers. From the repository root, after ``pip 
     python bench/bench_selection.py                      # the examples, end to end (about 9 min)
     python bench/bench_selection.py --payloads 8192,32768 --runs 5   # also the paper kernels there
     python bench/bench_selection.py --in-process --payloads 128,1024,8192,32768
+    python bench/bench_selection.py --instructions       # the examples, counted (about 20 min)
 
 End to end (the default, and what issue 13's rule is about): every engine runs each program as
 ``inca run PROGRAM --engine E --seed 1``, a new process each time (the interpreter's start, the
@@ -19,6 +20,13 @@ three). The programs are the examples: every kernel of examples/kernels at its o
 -O0 and -O2, every program of examples/asm and examples/programs (and, with ``--payloads``, the
 kernels at those payloads). The commands run with Python's bytecode cache, as an installed
 toolchain does (PYTHONDONTWRITEBYTECODE is removed for them).
+
+``--instructions`` counts instead of timing: each command runs under valgrind's cachegrind
+(``--cache-sim=no``, hash seed 0) twice in turn, one round of every engine and then another, and
+the lesser count of each engine stands for its time. A count does not move with the machine's
+load, which on a shared machine moves the best of 15 processes by 20-30% from one run of the bench
+to the next; it leaves out what the instructions wait for (memory, the kernel's system calls), so
+it is the work each engine does, not a time. About 20 minutes.
 
 ``--in-process`` instead times ``execute()`` (what ``inca run`` does after compiling: a fresh NIC,
 install, the engine, the statistics) in this process. That shows the engines' own costs, but it
@@ -42,6 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from instructions import count as instructions_of, require_valgrind  # bench/, beside this file
 from inca.compiler.frontend import Options, load_tuples
 from inca.interpreter.inputs import gather_inputs
 from inca.interpreter.loader import ENGINES, execute
@@ -86,24 +95,31 @@ def commands(payloads: list[int], opts: list[str]):
             yield f"{folder}/{path.name}", [str(path)]
 
 
-def end_to_end(payloads: list[int], opts: list[str], runs: int, env: dict[str, str]) -> float:
-    """The table of whole ``inca run`` processes, run in ``env``; returns the worst auto/best
-    ratio."""
+def end_to_end(payloads: list[int], opts: list[str], runs: int, env: dict[str, str],
+               count: bool = False) -> float:
+    """The table of whole ``inca run`` processes, run in ``env``, timed (``count``: their
+    instructions counted); returns the worst auto/best ratio."""
     worst = 0.0
-    print(f"{'program':<40} " + " ".join(f"{e + ' ms':>12}" for e in ENGINES) + f" {'auto/best':>9}")
+    unit = "M instr" if count else "ms"
+    print(f"{'program':<40} " + " ".join(f"{e + ' ' + unit:>12}" for e in ENGINES) + f" {'auto/best':>9}")
     for label, argv in commands(payloads, opts):
-        walls: dict[str, list[float]] = {e: [] for e in ENGINES}
-        for _ in range(max(1, runs)):
+        costs: dict[str, list[float]] = {e: [] for e in ENGINES}
+        for _ in range(2 if count else max(1, runs)):
             for e in ENGINES:
+                cmd = [sys.executable, "-m", "inca.interpreter.cli", "run", *argv, "--engine", e,
+                       "--seed", "1"]
                 t0 = time.perf_counter()
-                proc = subprocess.run([sys.executable, "-m", "inca.interpreter.cli", "run", *argv,
-                                       "--engine", e, "--seed", "1"], capture_output=True, env=env)
-                walls[e].append(time.perf_counter() - t0)
-                if proc.returncode:
+                if count:
+                    n, proc = instructions_of(cmd, env)
+                else:
+                    proc = subprocess.run(cmd, capture_output=True, env=env)
+                wall = time.perf_counter() - t0
+                if proc.returncode or (count and n is None):
                     print(f"{label}: inca run --engine {e} failed ({proc.returncode}): "
                           f"{proc.stderr.decode()[-300:]}", file=sys.stderr)
                     return float("inf")
-        least = {e: min(w) for e, w in walls.items()}
+                costs[e].append(n / 1e9 if count else wall)  # (printed as M instructions)
+        least = {e: min(c) for e, c in costs.items()}
         best = min(t for e, t in least.items() if e != "auto")
         ratio = least["auto"] / best
         worst = max(worst, ratio)
@@ -119,14 +135,18 @@ def main(argv: list[str] | None = None) -> int:
     # still catch one engine in every run and put a ratio past 1.10 by noise alone
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--in-process", action="store_true", help="time execute() in this process")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count each process's instructions with valgrind instead of timing it")
     args = ap.parse_args(argv)
     payloads = [int(p) for p in args.payloads.split(",") if p]
+    if args.instructions:
+        require_valgrind()
     if not args.in_process:
         # an object cache of the bench's own: code and marks from earlier work would change
         # auto's choices (a mark left by a run with other settings hands a short run to llvm)
         with tempfile.TemporaryDirectory() as cache:
             env = {**ENV, "INCA_OBJECT_CACHE": os.environ.get("INCA_OBJECT_CACHE", cache)}
-            worst = end_to_end(payloads, args.opts.split(","), args.runs, env)
+            worst = end_to_end(payloads, args.opts.split(","), args.runs, env, args.instructions)
         print(f"worst auto/best {worst:.2f} ({'within' if worst <= LIMIT else 'over'} {LIMIT:.2f})")
         return 0
     profile = load_profile("scratchpad")
