@@ -6,7 +6,7 @@ Not a test: a script that prints numbers. From the repository root, after ``pip 
     python bench/bench_selection.py                      # the examples, end to end (about 9 min)
     python bench/bench_selection.py --payloads 8192,32768 --runs 5   # also the paper kernels there
     python bench/bench_selection.py --in-process --payloads 128,1024,8192,32768
-    python bench/bench_selection.py --instructions       # the examples, counted (about 20 min)
+    python bench/bench_selection.py --instructions       # the examples, counted (about 28 min)
 
 End to end (the default, and what issue 13's rule is about): every engine runs each program as
 ``inca run PROGRAM --engine E --seed 1``, a new process each time (the interpreter's start, the
@@ -26,7 +26,11 @@ toolchain does (PYTHONDONTWRITEBYTECODE is removed for them).
 the lesser count of each engine stands for its time. A count does not move with the machine's
 load, which on a shared machine moves the best of 15 processes by 20-30% from one run of the bench
 to the next; it leaves out what the instructions wait for (memory, the kernel's system calls), so
-it is the work each engine does, not a time. About 20 minutes.
+it is the work each engine does, not a time, and no verdict on the rule. The two part most where
+the llvm engine loads its code from the object cache: its few instructions then wait on mapping
+LLVM's library and the code, while auto's extra ones are the reference's steps before the
+handover (asm/matrix-multiplication.incaa: auto 1.28x llvm's instructions, the same time within
+3%). About 28 minutes.
 
 ``--in-process`` instead times ``execute()`` (what ``inca run`` does after compiling: a fresh NIC,
 install, the engine, the statistics) in this process. That shows the engines' own costs, but it
@@ -147,7 +151,10 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as cache:
             env = {**ENV, "INCA_OBJECT_CACHE": os.environ.get("INCA_OBJECT_CACHE", cache)}
             worst = end_to_end(payloads, args.opts.split(","), args.runs, env, args.instructions)
-        print(f"worst auto/best {worst:.2f} ({'within' if worst <= LIMIT else 'over'} {LIMIT:.2f})")
+        if args.instructions:  # work, not the rule's time: see the module's docstring
+            print(f"worst auto/best {worst:.2f} in instructions (the rule is about time)")
+        else:
+            print(f"worst auto/best {worst:.2f} ({'within' if worst <= LIMIT else 'over'} {LIMIT:.2f})")
         return 0
     profile = load_profile("scratchpad")
     worst = 0.0
