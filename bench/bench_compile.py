@@ -40,7 +40,7 @@ Figures:
     program once, less that of a run that only starts, imports, compiles a one-line warm-up and
     generates the program. A count does not move with the machine's load, as (c) to (e) do (one
     hour of this machine gave 5.5x to 14x for (d)); it leaves out what the instructions wait for
-    (caches, memory), so it is a floor of the work, not a time. It takes minutes (the baseline's
+    (caches, memory), so it measures work, not time. It takes minutes (the baseline's
     10,000 statements are about 20 billion instructions). This repository's count at 10,000
     statements is also split by stage: lexing, parsing (the rest of it), checking, lowering and
     encoding, each the count of a run through that stage less one that stops before it.

@@ -26,7 +26,7 @@ toolchain does (PYTHONDONTWRITEBYTECODE is removed for them).
 the lesser count of each engine stands for its time. A count does not move with the machine's
 load, which on a shared machine moves the best of 15 processes by 20-30% from one run of the bench
 to the next; it leaves out what the instructions wait for (memory, the kernel's system calls), so
-it is the work each engine does, not a time, and no verdict on the rule. The two part most where
+it is the work each engine does, not a time, and no verdict on the rule. The two differ most where
 the llvm engine loads its code from the object cache: its few instructions then wait on mapping
 LLVM's library and the code, while auto's extra ones are the reference's steps before the
 handover (asm/matrix-multiplication.incaa: auto 1.28x llvm's instructions, the same time within
