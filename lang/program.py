@@ -83,6 +83,8 @@ class Affine:
         return tuple(n for n, _ in self.terms)
 
     def __str__(self) -> str:
+        if not self.terms:  # a constant (most indices of unrolled code): no loop, no sign to strip
+            return str(self.const)
         parts: list[str] = []
         for n, c in self.terms:
             mag = abs(c)
@@ -153,7 +155,9 @@ class Ref:
         return tuple(out)
 
     def __str__(self) -> str:
-        return self.name + "".join(f"[{i}]" for i in self.index)
+        if not self.index:  # a scalar (most operands)
+            return self.name
+        return self.name + "".join([f"[{i}]" for i in self.index])
 
 
 Operand = Imm | Ref

@@ -74,22 +74,37 @@ def to_json(tp: TupleProgram) -> str:
     import json  # (here: a run that writes no JSON does not import it)
 
     files: dict[str, int] = {}
+    # The text of each location, by its id: a statement's tuples share theirs (tp holds them
+    # all, so no id is reused while this runs)
+    wheres: dict[int, str] = {}
     rows = []
+    append, where_of, imm, ref = rows.append, wheres.get, Imm, Ref
     for t in tp.tuples:
         d, src, target = operands(t)  # (t.instr()'s parts, without making the instruction)
-        dest = "null" if d is None else f'"{d}"'
-        if isinstance(src, (Imm, Ref)):
-            payload = f'"{src}"'
+        # str(operand), with a scalar's and an immediate's inline (most operands)
+        if d is None:
+            dest = "null"
+        elif d.index:
+            dest = f'"{d}"'
+        else:
+            dest = f'"{d.name}"'
+        kind = type(src)
+        if kind is ref:
+            payload = f'"{src}"' if src.index else f'"{src.name}"'
+        elif kind is imm:
+            payload = f'"{format_value(src.value, src.dtype)}"'
         else:
             payload = "null" if target is None else str(target)
         loc = t.loc
         if loc is None:
             where = "null"
         else:
-            index = files.setdefault(loc.file, len(files))
-            end = "" if loc.end_col is None else f"-{loc.end_col}"
-            where = f'"{index}:{loc.line}:{loc.col}{end}"'
-        rows.append(f'  ["{t.op}", {dest}, {payload}, {where}]')
+            where = where_of(id(loc))
+            if where is None:
+                index = files.setdefault(loc.file, len(files))
+                end = "" if loc.end_col is None else f"-{loc.end_col}"
+                where = wheres[id(loc)] = f'"{index}:{loc.line}:{loc.col}{end}"'
+        append(f'  ["{t.op}", {dest}, {payload}, {where}]')
     buffers = [json.dumps({"name": b.name, "role": b.role, "dtype": b.dtype, "shape": list(b.shape),
                            "init": ([json_value(v) for v in b.init] if isinstance(b.init, tuple)
                                     else json_value(b.init)),
@@ -102,7 +117,9 @@ def to_json(tp: TupleProgram) -> str:
 
 
 def _block(items: list[str], indent: str = "  ") -> str:
-    return "" if not items else "\n" + ",\n".join(indent + i for i in items) + "\n "
+    if not items:
+        return ""
+    return "\n" + ",\n".join([indent + i for i in items] if indent else items) + "\n "
 
 
 def from_json(text: str, filename: str = "<json>") -> TupleProgram:

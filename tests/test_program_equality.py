@@ -46,3 +46,19 @@ def test_a_slice_s_length_is_what_the_difference_of_its_bounds_gives(lo, hi, ste
     # length took (hi - lo).const by making the difference (under a profiler 40% of translating
     # matrix multiplication at -O2 and 1 MiB for the llvm engine); it now subtracts the constants
     assert Slice(lo, hi, step).length == max(0, -(-(hi - lo).const // step))
+
+
+@given(st.sampled_from(["A", "x", "r1_f64"]),
+       st.lists(st.one_of(_AFFINES, st.builds(Slice, _AFFINES, _AFFINES, st.integers(1, 3))),
+                max_size=2))
+def test_an_operand_s_text_is_its_parts_in_incaa(name, index):
+    # str(Ref) and str(Affine) have fast paths for a scalar and a constant (writing the tuple JSON
+    # of a large kernel formats every operand); the text is what it was without them
+    from inca.lang.program import Ref
+
+    assert str(Ref(name, tuple(index))) == name + "".join(f"[{i}]" for i in index)
+    for a in index:
+        if isinstance(a, Affine) and not a.terms:
+            assert str(a) == str(a.const)
+    assert (str(Affine(0)), str(Affine(-3)), str(Affine(-3, (("i", 2), ("j", -1))))) == (
+        "0", "-3", "2*i-j-3")
