@@ -5,6 +5,8 @@ import math
 import random
 import sys
 from array import array
+from itertools import compress
+from operator import getitem
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..lang.isa import I64_MAX, I64_MIN
@@ -154,16 +156,46 @@ def _uniform(rng: random.Random, count: int, values) -> list:
     (k the bit length of the number of values), words whose r is out of range skipped. The
     words come from one ``getrandbits`` call per block, the first word in the lowest bits."""
     n = len(values)
-    shift = 32 - n.bit_length()
+    k = n.bit_length()
+    take = _taker(values, n, k)
     out: list = []
     while len(out) < count:
         block = 2 * (count - len(out)) + 16  # at least half the words are kept
-        words = array(_WORD, rng.getrandbits(32 * block).to_bytes(4 * block, "little"))
-        if sys.byteorder == "big":
-            words.byteswap()
-        out += [values[r] for r in [w >> shift for w in words] if r < n]
+        out += take(rng.getrandbits(32 * block).to_bytes(4 * block, "little"))
     del out[count:]  # (the generator is this input's own: the words drawn past it are not used)
     return out
+
+
+def _taker(values, n: int, k: int):
+    """The draws of one block's bytes (words little-endian) as a list.
+
+    The seeded inputs' k (8 and 11) make r of a word's high byte alone, or of it and the top of
+    the next byte, and a word is kept or not by its high byte: there the bytes are mapped through
+    tables at C speed (``translate``, ``map``, ``compress``; a word made an int and shifted cost
+    most of ``inca run``'s making of a large input); any other k takes each word as an int."""
+    if k <= 8:
+        drop = 8 - k
+        picks = [values[b >> drop] if b >> drop < n else None for b in range(256)]
+        kept = bytes(b >> drop < n for b in range(256))
+        return lambda data: list(compress(map(picks.__getitem__, data[3::4]),
+                                          data[3::4].translate(kept)))
+    low = k - 8  # the bits of r below the high byte's
+    if k <= 16 and n % (1 << low) == 0:
+        rows = [values[b << low:(b + 1) << low] if b << low < n else (None,) * (1 << low)
+                for b in range(256)]  # (compress maps a refused word too)
+        kept = bytes(b << low < n for b in range(256))
+        column = bytes(b >> (8 - low) for b in range(256))
+        return lambda data: list(compress(
+            map(getitem, map(rows.__getitem__, data[3::4]), data[2::4].translate(column)),
+            data[3::4].translate(kept)))
+    shift = 32 - k
+
+    def words(data: bytes) -> list:
+        words = array(_WORD, data)
+        if sys.byteorder == "big":
+            words.byteswap()
+        return [values[r] for r in [w >> shift for w in words] if r < n]
+    return words
 
 
 _WORD = next(code for code in "IL" if array(code).itemsize == 4)

@@ -43,3 +43,14 @@ def test_draws_that_one_block_does_not_cover_come_from_the_next():
         blocks.append(Counting.calls)
         assert got == by_randint("A", "f64", 5000, seed)
     assert min(blocks) == 1 and max(blocks) > 1
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.one_of(st.integers(1, 300), st.integers(300, 70_000), st.sampled_from([256, 1024, 4096])),
+       count=st.integers(0, 700), seed=st.integers(0, 10**6))
+def test_any_number_of_values_is_drawn_as_choice_draws(n, count, seed):
+    # the byte tables serve the seeded inputs' 201 and 1,024 values; every other number of values
+    # (a row of the table cut short, or more than 16 bits a draw) takes the words one by one
+    values = list(range(n))
+    rng = random.Random(seed)
+    assert _uniform(random.Random(seed), count, values) == [rng.choice(values) for _ in range(count)]
