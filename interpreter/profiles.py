@@ -5,10 +5,10 @@ All parameters are exact rationals (:class:`fractions.Fraction`), so ``elem_gap 
 """
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from fractions import Fraction
-from pathlib import Path
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..lang.frozen import frozen
@@ -189,7 +189,6 @@ def load_profile(spec: str, overrides: dict[str, str] | None = None) -> Profile:
     if spec in PRESETS:
         memory, preset = PRESETS[spec]
         return make_profile(spec, memory, {**preset, **overrides})
-    path = Path(spec)
     if not spec.endswith(".toml"):
         raise _fail(f"unknown profile '{spec}'", did_you_mean(spec, PRESETS) or
                     "profiles: " + ", ".join(PRESETS) + ", or a .toml file")
@@ -207,7 +206,7 @@ def load_profile(spec: str, overrides: dict[str, str] | None = None) -> Profile:
         raise _fail(f"not valid TOML: {e}" if isinstance(e, tomllib.TOMLDecodeError) else
                     "not valid TOML: a value is too large or nested too deep", file=spec) from None
     base = str(doc.pop("base", "scratchpad"))
-    name = str(doc.pop("name", path.stem))
+    name = str(doc.pop("name", os.path.splitext(os.path.basename(spec))[0]))
     if base not in PRESETS:
         raise _fail(f"unknown base profile '{base}'", "base is one of " + ", ".join(PRESETS), spec)
     memory, preset = PRESETS[base]

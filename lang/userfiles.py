@@ -14,10 +14,13 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import accumulate
-from pathlib import Path
 
 from .diagnostics import Diagnostic, DiagnosticError, Loc
 from .numbers import NumberError, parse_float, parse_int
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # Far above any program or profile a person writes or the compiler emits (the largest example
 # tuple program is a few hundred KiB), and small enough that reading one stays well under a second.
@@ -169,6 +172,8 @@ def _same_file(a: Path, b: Path) -> bool:
 def check_output(path: str, tool: str, inputs: Iterable[str] = ()) -> None:
     """Refuse, before any work is done, an output path that cannot be written or that is one of
     the ``inputs`` (writing it would destroy what was read)."""
+    from pathlib import Path  # (not at the start of every tool: 18 M instructions)
+
     _nul_free(path, "write")
     try:
         _check_output(Path(path), path, tool, inputs)
@@ -177,6 +182,8 @@ def check_output(path: str, tool: str, inputs: Iterable[str] = ()) -> None:
 
 
 def _check_output(p: Path, path: str, tool: str, inputs: Iterable[str]) -> None:
+    from pathlib import Path
+
     for i in inputs:
         if _same_file(p, Path(i)):
             raise cannot_write(path, tool, f"it is the input file '{i}'",
@@ -194,7 +201,8 @@ def write_text(path: str, text: str, tool: str) -> None:
     """Write an output file; any OS failure is the same diagnostic as :func:`check_output`'s."""
     _nul_free(path, "write")
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
     except OSError as e:
         raise cannot_write(path, tool, os_reason(e)) from None
 

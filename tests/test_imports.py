@@ -175,3 +175,24 @@ def test_compiling_imports_the_optimiser_only_when_it_runs(level, loaded, tmp_pa
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[-1] == str(loaded)
+
+
+def test_the_start_and_a_run_leave_pathlib_unimported(tmp_path):
+    # pathlib (with urllib.parse and ipaddress) is 18 M instructions of every start: files are
+    # named with os.path where every command passes, pathlib is imported where a module is looked
+    # for or an output checked. The package is imported from a folder of links with `python -S`,
+    # as from a wheel: an editable install's import hook imports pathlib itself.
+    package = tmp_path / "inca"
+    package.mkdir()
+    for part in ("lang", "compiler", "interpreter", "stdlib"):
+        (package / part).symlink_to(ROOT / part, target_is_directory=True)
+    kernel = ROOT / "examples" / "kernels" / "dot-product.incaq"
+    code = ("import sys\nfrom inca.interpreter import cli\n"
+            "try:\n    cli.main(['--version'])\nexcept SystemExit:\n    pass\n"
+            "before = 'pathlib' in sys.modules\n"
+            f"assert cli.main(['run', {str(kernel)!r}, '--seed', '1']) == 0\n"
+            "print(before, 'pathlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+                         timeout=60, env={"PYTHONPATH": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "False False"

@@ -6,13 +6,15 @@ about checking statements.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from ... import stdlib
 from ...lang.diagnostics import DiagnosticError, Source, short
 from ...lang.userfiles import decode, os_reason, read_bytes
 from .ast import Call, Func, Module, Use, nodes
 from .tailcalls import tail_call_ids
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from pathlib import Path
 
 BUILTINS = {"min": 2, "max": 2, "abs": 1, "i64": 1, "f64": 1}
 
@@ -24,6 +26,8 @@ class ModuleLoader:
         """Load every module a file uses (each once), collecting their functions."""
         for item in module.items:
             if isinstance(item, Use):
+                from pathlib import Path  # (only a kernel that uses a module looks for files)
+
                 self._use(item, Path(path).parent)
             elif isinstance(item, Func):
                 self._add_func(item)
@@ -66,12 +70,15 @@ class ModuleLoader:
         """The file of a used module and the name its source locations carry: the path as found
         for the user's folders (relative stays relative), ``<stdlib>/NAME.incaq`` for the standard
         library, whose installed path must not reach the output. Not found is an error at the use."""
+        from pathlib import Path
+
         file = f"{use.name}.incaq"
-        for folder in (here, *map(Path, self.include), stdlib.FOLDER):
+        library = Path(stdlib.FOLDER)
+        for folder in (here, *map(Path, self.include), library):
             path = folder / file
             try:
                 if path.is_file():
-                    return path, stdlib.PREFIX + file if folder is stdlib.FOLDER else str(path)
+                    return path, stdlib.PREFIX + file if folder is library else str(path)
             except OSError as e:  # e.g. a name longer than the file system allows
                 self.error(use, f"cannot look for module '{short(use.name)}': {os_reason(e)}")
                 return None
