@@ -77,6 +77,11 @@ def to_json(tp: TupleProgram) -> str:
     # The text of each location, by its id: a statement's tuples share theirs (tp holds them
     # all, so no id is reused while this runs)
     wheres: dict[int, str] = {}
+    # Numbers as text cost about 900 instructions each by str(): small ones (columns, file
+    # indices) are looked up, and an immediate's text is kept by its value for each type (floats
+    # that compare equal are the same number but for 0.0 and -0.0, and NaN equals nothing)
+    small = [str(n) for n in range(256)]
+    immediates: dict[str, dict] = {"i64": {}, "f64": {}}
     rows = []
     append, where_of, imm, ref = rows.append, wheres.get, Imm, Ref
     for t in tp.tuples:
@@ -92,7 +97,12 @@ def to_json(tp: TupleProgram) -> str:
         if kind is ref:
             payload = f'"{src}"' if src.index else f'"{src.name}"'
         elif kind is imm:
-            payload = f'"{format_value(src.value, src.dtype)}"'
+            value, known = src.value, immediates[src.dtype]
+            payload = known.get(value)
+            if payload is None:
+                payload = f'"{format_value(value, src.dtype)}"'
+                if value == value and (value or src.dtype == "i64"):
+                    known[value] = payload
         else:
             payload = "null" if target is None else str(target)
         loc = t.loc
@@ -101,9 +111,11 @@ def to_json(tp: TupleProgram) -> str:
         else:
             where = where_of(id(loc))
             if where is None:
-                index = files.setdefault(loc.file, len(files))
-                end = "" if loc.end_col is None else f"-{loc.end_col}"
-                where = wheres[id(loc)] = f'"{index}:{loc.line}:{loc.col}{end}"'
+                index, col, end = files.setdefault(loc.file, len(files)), loc.col, loc.end_col
+                index = small[index] if index < 256 else str(index)
+                col = small[col] if 0 <= col < 256 else str(col)
+                end = "" if end is None else "-" + (small[end] if 0 <= end < 256 else str(end))
+                where = wheres[id(loc)] = f'"{index}:{loc.line}:{col}{end}"'
         append(f'  ["{t.op}", {dest}, {payload}, {where}]')
     buffers = [json.dumps({"name": b.name, "role": b.role, "dtype": b.dtype, "shape": list(b.shape),
                            "init": ([json_value(v) for v in b.init] if isinstance(b.init, tuple)

@@ -88,6 +88,20 @@ def test_json_layout_is_stable():
     assert to_json(slide23()) == text  # deterministic
 
 
+def test_each_immediate_and_location_is_written_as_itself():
+    # to_json keeps an immediate's text by its value and looks small numbers up: 0.0 and -0.0,
+    # 1 and 1.0, and each NaN are still written each as itself, and a column past the table too
+    pad = " " * 300
+    text = (".var x f64\n.var n i64\nPUTL x, 0.0\nPUTL x, -0.0\nPUTL x, 0.0\nPUTL n, 1\n"
+            f"PUTL x, 1.0\nPUTL x, nan\nPUTL x, nan\n{pad}PUTL n, 1\nPUTL x, -0.0\nEND\n")
+    tp = encode(assemble_text(text, "imm.incaa"))
+    rows = json.loads(to_json(tp))["tuples"]
+    assert [r[2] for r in rows[:-1]] == ["0.0", "-0.0", "0.0", "1", "1.0", "nan", "nan", "1", "-0.0"]
+    assert rows[7][3] == "0:10:301-305" and rows[0][3] == "0:3:1-5"
+    again = from_json(to_json(tp))
+    assert math.copysign(1, again.tuples[1].instr().src.value) == -1
+
+
 def test_non_finite_values_are_strict_json():
     text = to_json(encode(assemble_text(MIXED)))
 
