@@ -43,7 +43,10 @@ Figures:
     (caches, memory), so it measures work, not time. It takes minutes (the baseline's
     10,000 statements are about 20 billion instructions). This repository's count at 10,000
     statements is also split by stage: lexing, parsing (the rest of it), checking, lowering and
-    encoding, each the count of a run through that stage less one that stops before it.
+    encoding, each the count of a run through that stage less one that stops before it. With
+    ``--baseline``, also figure (e)'s whole commands at 10,000 statements, counted (the baseline
+    under ``python -S``, this installation's ``incac`` as installed: an editable install's import
+    hook costs it up to about 50 M instructions of start-up that the baseline does not pay).
 """
 from __future__ import annotations
 
@@ -233,10 +236,13 @@ def count_child(statements: int, compiles: int, stage: str | None = None) -> int
 
 
 def _count(tree: Path, statements: int, *flags: str) -> int:
-    """Instructions of one ``--count-child`` run (``flags`` its own) on the code of ``tree``."""
+    """Instructions of one ``--count-child`` run (``flags`` its own) on the code of ``tree``,
+    after one run of it not counted: a module edited since its bytecode was cached is compiled
+    again by the first run that imports it, which would count that compilation too."""
+    argv = [sys.executable, "-S", __file__, "--count-child", str(statements), *flags]
     with baseline_package(tree) as (_, env):
-        n, proc = instructions_of([sys.executable, "-S", __file__, "--count-child",
-                                   str(statements), *flags], env)
+        subprocess.run(argv, capture_output=True, env=env)
+        n, proc = instructions_of(argv, env)
     if n is None:
         sys.exit(f"valgrind on {tree} failed ({proc.returncode}):\n{proc.stderr.decode()[-2000:]}")
     return n
@@ -276,6 +282,31 @@ def instruction_figures(baseline: Path | None) -> None:
     if base:
         line += f"; baseline {base[SIZES[1]] / base[SIZES[0]]:.2f}"
     print(line)
+    if baseline is not None:
+        commands = whole_command_instructions(baseline, SIZES[1])
+        print(f"{'instructions, incac -o, 10k':<30} {commands[0] / 1e6:9,.1f} M  baseline "
+              f"{commands[1] / 1e6:,.1f} M: {commands[1] / commands[0]:.2f}x fewer (whole commands)")
+
+
+def whole_command_instructions(baseline: Path, statements: int) -> tuple[int, int]:
+    """The instructions of figure (e)'s whole commands on the generated program of
+    ``statements``, this installation's ``incac`` and the baseline's driver, each counted after
+    one run not counted (see :func:`_count`)."""
+    counts = []
+    with tempfile.TemporaryDirectory() as tmp:
+        program = Path(tmp) / "generated.incaq"
+        program.write_text(generated(statements), encoding="utf-8")
+        with baseline_package(baseline) as (_, env):
+            for argv, environ in ((incac(), dict(os.environ)),
+                                  ([sys.executable, "-S", "-m", "inca.compiler.driver"], env)):
+                argv = [*argv, str(program), "-o", str(Path(tmp) / "out.json")]
+                subprocess.run(argv, capture_output=True, env=environ)
+                n, proc = instructions_of(argv, environ)
+                if n is None:
+                    sys.exit(f"valgrind on {' '.join(argv)} failed ({proc.returncode}):\n"
+                             f"{proc.stderr.decode()[-2000:]}")
+                counts.append(n)
+    return counts[0], counts[1]
 
 
 def verdict(value: float, target: float) -> str:
