@@ -190,12 +190,12 @@ def _taker(values, n: int, k: int):
             data[3::4].translate(kept)))
     shift = 32 - k
 
-    def words(data: bytes) -> list:
+    def by_word(data: bytes) -> list:
         words = array(_WORD, data)
         if sys.byteorder == "big":
             words.byteswap()
         return [values[r] for r in [w >> shift for w in words] if r < n]
-    return words
+    return by_word
 
 
 _WORD = next(code for code in "IL" if array(code).itemsize == 4)
