@@ -85,6 +85,8 @@ class Affine:
     def __str__(self) -> str:
         if not self.terms:  # a constant (most indices of unrolled code): no loop, no sign to strip
             return str(self.const)
+        if not self.const and len(self.terms) == 1 and self.terms[0][1] == 1:  # a name (A[i])
+            return self.terms[0][0]
         parts: list[str] = []
         for n, c in self.terms:
             mag = abs(c)
@@ -155,9 +157,12 @@ class Ref:
         return tuple(out)
 
     def __str__(self) -> str:
-        if not self.index:  # a scalar (most operands)
+        index = self.index
+        if not index:  # a scalar (most operands)
             return self.name
-        return self.name + "".join([f"[{i}]" for i in self.index])
+        if len(index) == 1:  # an element or a vector of one dimension (most of the others)
+            return f"{self.name}[{index[0]}]"
+        return self.name + "".join([f"[{i}]" for i in index])
 
 
 Operand = Imm | Ref

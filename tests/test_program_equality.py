@@ -52,8 +52,9 @@ def test_a_slice_s_length_is_what_the_difference_of_its_bounds_gives(lo, hi, ste
        st.lists(st.one_of(_AFFINES, st.builds(Slice, _AFFINES, _AFFINES, st.integers(1, 3))),
                 max_size=2))
 def test_an_operand_s_text_is_its_parts_in_incaa(name, index):
-    # str(Ref) and str(Affine) have fast paths for a scalar and a constant (writing the tuple JSON
-    # of a large kernel formats every operand); the text is what it was without them
+    # str(Ref) and str(Affine) have fast paths for a scalar, one index, a constant and a name
+    # (writing the tuple JSON of a large kernel formats every operand); the text is what it was
+    # without them
     from inca.lang.program import Ref
 
     assert str(Ref(name, tuple(index))) == name + "".join(f"[{i}]" for i in index)
@@ -62,3 +63,6 @@ def test_an_operand_s_text_is_its_parts_in_incaa(name, index):
             assert str(a) == str(a.const)
     assert (str(Affine(0)), str(Affine(-3)), str(Affine(-3, (("i", 2), ("j", -1))))) == (
         "0", "-3", "2*i-j-3")
+    assert [str(Affine(c, (("i", k),))) for c, k in ((0, 1), (0, -1), (1, 1), (0, 2))] == [
+        "i", "-i", "i+1", "2*i"]
+    assert str(Ref("A", (Affine(0, (("i", 1),)), Slice(Affine(0), Affine(4), 2)))) == "A[i][0:4:2]"
