@@ -5,8 +5,7 @@ import math
 import random
 import sys
 from array import array
-from itertools import compress
-from operator import getitem
+from itertools import chain, compress, repeat
 
 from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..lang.isa import I64_MAX, I64_MIN
@@ -145,19 +144,27 @@ def seeded_values(decl: Decl, seed: int) -> list:
     ``randint(-512, 511) / 64`` one after another (a test keeps them equal), drawn a block at a
     time: calling randint was most of the time ``inca run`` took to make a large input."""
     rng = random.Random(f"{seed}:{decl.name}")
-    if decl.dtype == "i64":
-        return _uniform(rng, decl.size, range(-100, 101))
-    return _uniform(rng, decl.size, [r / 64 for r in range(-512, 512)])
+    take = _SEEDED.get(decl.dtype)
+    if take is None:  # (its tables are made once a process, not once an input)
+        values = range(-100, 101) if decl.dtype == "i64" else [r / 64 for r in range(-512, 512)]
+        take = _SEEDED[decl.dtype] = _taker(values, len(values), len(values).bit_length())
+    return _uniform(rng, decl.size, take)
+
+
+_SEEDED: dict = {}  # dtype -> the _taker of its seeded values
 
 
 def _uniform(rng: random.Random, count: int, values) -> list:
     """``count`` draws from ``values`` (fewer than 2**32 of them) as ``rng.choice`` or ``randint``
     makes them: each is ``values[r]`` for the top k bits r of the generator's next 32-bit word
     (k the bit length of the number of values), words whose r is out of range skipped. The
-    words come from one ``getrandbits`` call per block, the first word in the lowest bits."""
-    n = len(values)
-    k = n.bit_length()
-    take = _taker(values, n, k)
+    words come from one ``getrandbits`` call per block, the first word in the lowest bits.
+    ``values`` may also be the :func:`_taker` of the values."""
+    if callable(values):
+        take = values
+    else:
+        n = len(values)
+        take = _taker(values, n, n.bit_length())
     out: list = []
     while len(out) < count:
         block = 2 * (count - len(out)) + 16  # at least half the words are kept
@@ -169,25 +176,32 @@ def _uniform(rng: random.Random, count: int, values) -> list:
 def _taker(values, n: int, k: int):
     """The draws of one block's bytes (words little-endian) as a list.
 
-    The seeded inputs' k (8 and 11) make r of a word's high byte alone, or of it and the top of
-    the next byte, and a word is kept or not by its high byte: there the bytes are mapped through
-    tables at C speed (``translate``, ``map``, ``compress``; a word made an int and shifted cost
-    most of ``inca run``'s making of a large input); any other k takes each word as an int."""
+    The seeded inputs' k (8 and 11) make r of a word's high byte alone, or of its two high bytes,
+    and a word is kept or not by its high byte: there the kept words are picked out and mapped
+    through a table at C speed (``translate``, ``compress``, ``map``; a word made an int and
+    shifted cost most of ``inca run``'s making of a large input, and mapping every word before
+    dropping the refused ones half of what was left); any other k takes each word as an int."""
     if k <= 8:
         drop = 8 - k
         picks = [values[b >> drop] if b >> drop < n else None for b in range(256)]
         kept = bytes(b >> drop < n for b in range(256))
-        return lambda data: list(compress(map(picks.__getitem__, data[3::4]),
-                                          data[3::4].translate(kept)))
+
+        def by_byte(data: bytes) -> list:
+            high = data[3::4]
+            return list(map(picks.__getitem__, compress(high, high.translate(kept))))
+        return by_byte
     low = k - 8  # the bits of r below the high byte's
     if k <= 16 and n % (1 << low) == 0:
-        rows = [values[b << low:(b + 1) << low] if b << low < n else (None,) * (1 << low)
-                for b in range(256)]  # (compress maps a refused word too)
-        kept = bytes(b << low < n for b in range(256))
-        column = bytes(b >> (8 - low) for b in range(256))
-        return lambda data: list(compress(
-            map(getitem, map(rows.__getitem__, data[3::4]), data[2::4].translate(column)),
-            data[3::4].translate(kept)))
+        # a word's two high bytes (a number below 2**16) -> values[r]: each value 2**(16-k) times
+        table = list(chain.from_iterable(map(repeat, values, repeat(1 << (16 - k)))))
+        kept = bytes(b < n >> low for b in range(256))
+
+        def by_half_word(data: bytes) -> list:
+            halves = array("H", data)
+            if sys.byteorder == "big":
+                halves.byteswap()
+            return list(map(table.__getitem__, compress(halves[1::2], data[3::4].translate(kept))))
+        return by_half_word
     shift = 32 - k
 
     def by_word(data: bytes) -> list:

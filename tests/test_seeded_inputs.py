@@ -46,11 +46,20 @@ def test_draws_that_one_block_does_not_cover_come_from_the_next():
 
 
 @settings(max_examples=80, deadline=None)
-@given(n=st.one_of(st.integers(1, 300), st.integers(300, 70_000), st.sampled_from([256, 1024, 4096])),
+@given(n=st.one_of(st.integers(1, 300), st.integers(300, 70_000), st.sampled_from([256, 1024, 4096, 32768, 65280])),
        count=st.integers(0, 700), seed=st.integers(0, 10**6))
 def test_any_number_of_values_is_drawn_as_choice_draws(n, count, seed):
-    # the byte tables serve the seeded inputs' 201 and 1,024 values; every other number of values
-    # (a row of the table cut short, or more than 16 bits a draw) takes the words one by one
+    # the byte and half-word tables serve the seeded inputs' 201 and 1,024 values and any number
+    # whose draws the high byte keeps or refuses (up to 16 bits a draw: 65,280 values); every
+    # other number of values takes the words one by one
     values = list(range(n))
     rng = random.Random(seed)
     assert _uniform(random.Random(seed), count, values) == [rng.choice(values) for _ in range(count)]
+
+
+def test_the_tables_made_once_serve_every_input_of_their_type():
+    # seeded_values keeps one taker per type: a second input of a type draws its own values
+    a = seeded_values(Decl("A", "input", "f64", (300,)), 5)
+    b = seeded_values(Decl("B", "input", "f64", (300,)), 5)
+    assert a == by_randint("A", "f64", 300, 5) and b == by_randint("B", "f64", 300, 5) and a != b
+    assert seeded_values(Decl("A", "input", "f64", (300,)), 5) == a
