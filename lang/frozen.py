@@ -113,20 +113,29 @@ def frozen(cls: T) -> T:
     body.pop("__dict__", None)
     body.pop("__weakref__", None)
     body["__slots__"] = names
-    made = type(cls)(cls.__name__, cls.__bases__, body)
-    made.__qualname__ = cls.__qualname__
-    setters = [made.__dict__[n].__set__ for n in names]
-    qualname = f"{cls.__qualname__}.__init__"
-    if any(f.default_factory is not MISSING for f in fs):
-        init = _compiled_init(fs, [f"__s{i}(self, {n})" for i, n in enumerate(names)],
-                              {f"__s{i}": s for i, s in enumerate(setters)}, qualname)
-    else:
+    body["__qualname__"] = qualname = cls.__qualname__
+    factory = any(f.default_factory is not MISSING for f in fs)
+    if not factory:
+        # Everything goes into the class as it is made: setting a method of a made class costs
+        # as much again as making it. __init__ stores through the slots' setters, which exist
+        # only then: its closure's cells are filled after.
+        cells = [CellType() for _ in names]
         init = _make_init(names, tuple(f.default for f in fs if f.default is not MISSING),
-                          setters, qualname)
-    _finish(made, fs, init, own, _STUBS)
-    made.__setattr__ = refuse_assignment
-    made.__delattr__ = refuse_deletion
-    made.__record_params__ = (True, True)
+                          cells, f"{qualname}.__init__")
+        body.update(_extras(qualname, body["__module__"], fs, init, own, _STUBS))
+    body["__setattr__"] = refuse_assignment
+    body["__delattr__"] = refuse_deletion
+    body["__record_params__"] = (True, True)
+    made = type(cls)(cls.__name__, cls.__bases__, body)
+    setters = [made.__dict__[n].__set__ for n in names]
+    if not factory:
+        for cell, setter in zip(cells, setters):
+            cell.cell_contents = setter
+    else:
+        init = _compiled_init(fs, [f"__s{i}(self, {n})" for i, n in enumerate(names)],
+                              {f"__s{i}": s for i, s in enumerate(setters)}, f"{qualname}.__init__")
+        for name, value in _extras(qualname, made.__module__, fs, init, own, _STUBS).items():
+            setattr(made, name, value)
     return made
 
 
@@ -146,7 +155,8 @@ def record(cls: T | None = None, /, *, eq: bool = True):
     init = _compiled_init(fs, [f"self.{f.name} = {f.name}" for f in fs], {},
                           f"{cls.__qualname__}.__init__")
     stubs = {"__repr__": _repr, **({"__eq__": _eq} if eq else {})}
-    _finish(cls, fs, init, own, stubs)
+    for name, value in _extras(cls.__qualname__, cls.__module__, fs, init, own, stubs).items():
+        setattr(cls, name, value)
     if eq and "__hash__" not in own:
         cls.__hash__ = None
     cls.__record_params__ = (eq, False)
@@ -164,18 +174,21 @@ def _own(cls: type) -> set[str]:
 
 def _fields_of(cls: type, how: str) -> tuple[Field, ...]:
     """The fields of the class ``@how`` makes, from its own annotations in order."""
-    if hasattr(cls, "__post_init__"):
+    mro = cls.__mro__  # (a look in each class's own attributes: a failed hasattr is slower)
+    if any("__post_init__" in c.__dict__ for c in mro):
         raise TypeError(f"@{how}: {cls.__name__} has a __post_init__")
-    if any(hasattr(b, "__record_fields__") or hasattr(b, "__dataclass_fields__")
-           for b in cls.__mro__[1:]):
+    if any("__record_fields__" in c.__dict__ or "__dataclass_fields__" in c.__dict__
+           for c in mro[1:]):
         raise TypeError(f"@{how}: {cls.__name__} derives from a record")
     out: list[Field] = []
-    for name, ann in cls.__dict__.get("__annotations__", {}).items():
-        kind = ann.split("[")[0].strip() if isinstance(ann, str) else getattr(ann, "__name__", "")
-        if kind.rpartition(".")[2] in ("ClassVar", "InitVar", "KW_ONLY"):
-            raise TypeError(f"@{how}: {cls.__name__}.{name} is a {kind}, which is not supported")
-        value = cls.__dict__.get(name, MISSING)
-        f = _as_field(value, f"@{how}: {cls.__name__}.{name}")
+    attrs = cls.__dict__
+    for name, ann in attrs.get("__annotations__", {}).items():
+        if not isinstance(ann, str) or "Var" in ann or "KW_ONLY" in ann:  # (most need no look)
+            kind = ann.split("[")[0].strip() if isinstance(ann, str) else getattr(ann, "__name__", "")
+            if kind.rpartition(".")[2] in ("ClassVar", "InitVar", "KW_ONLY"):
+                raise TypeError(f"@{how}: {cls.__name__}.{name} is a {kind}, which is not supported")
+        value = attrs.get(name, MISSING)
+        f = Field() if value is MISSING else _as_field(value, how, cls, name)
         if f.default is not MISSING and f.default.__class__.__hash__ is None:
             raise ValueError(f"mutable default {type(f.default)} for field {name} is not "
                              "allowed: use default_factory")
@@ -187,35 +200,39 @@ def _fields_of(cls: type, how: str) -> tuple[Field, ...]:
     return tuple(out)
 
 
-def _as_field(value: object, what: str) -> Field:
-    """A new Field for a class attribute: a :func:`field`, a ``dataclasses.field`` or a default."""
-    if type(value) is Field:
-        return Field(value.default, value.default_factory, value.repr, value.hash, value.compare)
+def _as_field(value: object, how: str, cls: type, name: str) -> Field:
+    """A new Field for a class attribute: a :func:`field`, a ``dataclasses.field`` or a default
+    (of field ``name`` of the class ``@how`` makes)."""
     kind = type(value)
+    if kind is Field:
+        return Field(value.default, value.default_factory, value.repr, value.hash, value.compare)
     if kind.__name__ == "Field" and kind.__module__ == "dataclasses":
         import dataclasses  # (imported already: the value is one of its fields)
 
         if not value.init or value.kw_only is True:
-            raise TypeError(f"{what} is a field its __init__ would not just store")
+            raise TypeError(f"@{how}: {cls.__name__}.{name} is a field its __init__ would not "
+                            "just store")
         return Field(MISSING if value.default is dataclasses.MISSING else value.default,
                      MISSING if value.default_factory is dataclasses.MISSING else value.default_factory,
                      value.repr, value.hash, value.compare)
     return Field(value)
 
 
-def _finish(cls: type, fs: tuple[Field, ...], init: FunctionType, own: set[str],
-            stubs: dict[str, Callable]) -> None:
-    """Give a class its fields, ``__init__``, match arguments, stubs and dataclass view."""
-    _adopt(cls, init)
+def _extras(qualname: str, module: str, fs: tuple[Field, ...], init: FunctionType,
+            own: set[str], stubs: dict[str, Callable]) -> dict[str, object]:
+    """What a record's class gets besides its own: its fields, ``__init__``, match arguments,
+    stubs and dataclass view."""
+    init.__qualname__, init.__module__ = f"{qualname}.__init__", module
     init.__annotations__ = {**{f.name: f.type for f in fs}, "return": None}
-    cls.__record_fields__ = fs
+    out: dict[str, object] = {"__init__": init, "__record_fields__": fs}
     if "__match_args__" not in own:
-        cls.__match_args__ = tuple(f.name for f in fs)
+        out["__match_args__"] = tuple(f.name for f in fs)
     for name, stub in stubs.items():
         if name not in own:
-            setattr(cls, name, stub)
-    cls.__dataclass_fields__ = _DataclassView("__dataclass_fields__")
-    cls.__dataclass_params__ = _DataclassView("__dataclass_params__")
+            out[name] = stub
+    out["__dataclass_fields__"] = _DataclassView("__dataclass_fields__")
+    out["__dataclass_params__"] = _DataclassView("__dataclass_params__")
+    return out
 
 
 class _DataclassView:
@@ -280,10 +297,11 @@ def _adopt(cls: type, method: Callable) -> None:
 _TEMPLATES: dict[int, CodeType] = {}  # number of fields -> the code of a template __init__
 
 
-def _make_init(names: tuple[str, ...], defaults: tuple, setters: list, qualname: str) -> FunctionType:
-    """``__init__(self, *names)`` storing each argument through its slot's setter, the last
-    ``len(defaults)`` arguments with those defaults: the template for this many fields, with
-    the fields' names as its parameters and the setters as the cells of its closure."""
+def _make_init(names: tuple[str, ...], defaults: tuple, cells: list[CellType],
+               qualname: str) -> FunctionType:
+    """``__init__(self, *names)`` storing each argument through the setter ``cells`` hold, the
+    last ``len(defaults)`` arguments with those defaults: the template for this many fields, with
+    the fields' names as its parameters and ``cells`` as its closure."""
     if "self" in names:
         raise TypeError(f"@frozen: {qualname} has a field named 'self'")
     n = len(names)
@@ -298,7 +316,7 @@ def _make_init(names: tuple[str, ...], defaults: tuple, setters: list, qualname:
         template = _TEMPLATES[n] = scope["factory"](*[None] * n).__code__
     code = template.replace(co_varnames=("self", *names) + template.co_varnames[n + 1:],
                             co_qualname=qualname)
-    closure = tuple(CellType(setters[int(free[1:])]) for free in code.co_freevars)
+    closure = tuple(cells[int(free[1:])] for free in code.co_freevars)
     return FunctionType(code, {}, "__init__", defaults or None, closure)
 
 
