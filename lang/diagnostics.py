@@ -11,14 +11,19 @@ Every error a user can cause (a bad program, a bad tuple file, a runtime fault) 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
 from ..stdlib import file_of
-from .frozen import frozen
+from .frozen import frozen, packed
 
 
-@frozen
+@packed
 class Loc:
-    """A source location: 1-based line and column; ``end_col`` is exclusive (None = one char)."""
+    """A source location: 1-based line and column; ``end_col`` is exclusive (None = one char).
+
+    Packed (a tuple underneath): one is made for nearly every node, instruction and tuple, and
+    read only when something is reported or written. ``make_loc((file, line, col, end_col))``
+    makes one without a call of ``Loc``'s ``__new__`` (the parsers' hot paths)."""
 
     file: str
     line: int
@@ -27,6 +32,9 @@ class Loc:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
+
+
+make_loc = partial(tuple.__new__, Loc)
 
 
 @frozen
@@ -86,7 +94,7 @@ class Source:
 
     def loc(self, line: int, col: int, end_col: int | None = None) -> Loc:
         """A location in this source."""
-        return Loc(self.name, line, col, end_col)
+        return make_loc((self.name, line, col, end_col))
 
     def diag(self, loc: Loc | None, message: str, hint: str | None = None) -> Diagnostic:
         """A diagnostic quoting this source at ``loc``."""

@@ -1,8 +1,9 @@
 """``@frozen`` and ``@record``: frozen dataclasses with slots and plain (mutable) dataclasses, made
 quickly and without the ``dataclasses`` module: for the node types a compilation makes by the
-hundred thousand (syntax tree, locations, instructions, tuples), for every other frozen record of
-the toolchain, and for its mutable records (a test keeps ``dataclasses`` out of the toolchain's
-modules).
+hundred thousand (syntax tree, instructions, tuples), for every other frozen record of the
+toolchain, and for its mutable records (a test keeps ``dataclasses`` out of the toolchain's
+modules). ``@packed`` is ``@frozen`` kept in a tuple, for a record made far more often than it
+is read (locations).
 
 Three costs of ``@dataclass`` are avoided, with every behaviour kept (fields, ``==`` and ``hash``
 over the compared fields, ``repr``, ``replace``, pattern matching, pickling,
@@ -28,6 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import CellType, CodeType, FunctionType
+
+from _collections import _tuplegetter  # (the fields of a namedtuple: what collections uses)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (2 ms of every start)
 if TYPE_CHECKING:
@@ -137,6 +140,78 @@ def frozen(cls: T) -> T:
         for name, value in _extras(qualname, made.__module__, fs, init, own, _STUBS).items():
             setattr(made, name, value)
     return made
+
+
+def packed(cls: T) -> T:
+    """``@frozen`` for a record that is made far more often than read (a source location: one for
+    nearly every node, read when something is reported): the same behaviours, but kept in a
+    tuple, which costs a third of a slotted record to make (its fields are not stored one setter
+    call each) and some five times a slot to read.
+
+    The class derives from ``tuple`` with no tuple behaviour of its own beyond that: ``==`` and
+    ``hash`` compare its fields as a record's (equal only to one of its class), ordering is refused
+    as a dataclass refuses it, and assignment raises ``FrozenInstanceError``. Where a record is
+    made in bulk, ``make(cls, (field, ...))`` (``tuple.__new__``) makes it without the call of
+    its ``__new__``. All of its fields take part in ``==`` and ``hash``."""
+    own = _own(cls)
+    fs = _fields_of(cls, "packed")
+    if any(f.default_factory is not MISSING or not f.compare or f.hash is not None for f in fs):
+        raise TypeError(f"@packed: {cls.__name__}: every field is compared and has no factory")
+    names = tuple(f.name for f in fs)
+    body = dict(cls.__dict__)
+    for n in names:
+        body.pop(n, None)
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)
+    body["__slots__"] = ()
+    body["__qualname__"] = qualname = cls.__qualname__
+    for i, n in enumerate(names):
+        body[n] = _tuplegetter(i, f"Field {n!r} of {qualname}.")
+    params = ", ".join(names)
+    scope: dict = {"__make": tuple.__new__}
+    exec(f"def __new__(cls, {params}):\n    return __make(cls, ({params}{',' if len(names) == 1 else ''}))\n",
+         scope)
+    new = scope["__new__"]
+    new.__defaults__ = tuple(f.default for f in fs if f.default is not MISSING) or None
+    extras = _extras(qualname, body["__module__"], fs, new, own, {"__repr__": _repr})
+    extras["__new__"] = extras.pop("__init__")
+    body.update(extras)
+    new.__qualname__ = f"{qualname}.__new__"
+    for name, method in _PACKED.items():
+        if name not in own:
+            body[name] = method
+    body["__setattr__"] = refuse_assignment
+    body["__delattr__"] = refuse_deletion
+    body["__record_params__"] = (True, True)
+    return type(cls.__name__, (tuple,) + tuple(b for b in cls.__bases__ if b is not object), body)
+
+
+# Equal only to one of its class. Another tuple is answered here (False), not left to tuple's
+# ``==``, which would compare the items; anything else is left to its own ``==``, as a record does.
+
+def _packed_eq(self, other):
+    if other.__class__ is self.__class__:
+        return tuple.__eq__(self, other)
+    return False if isinstance(other, tuple) else NotImplemented
+
+
+def _packed_ne(self, other):
+    if other.__class__ is self.__class__:
+        return tuple.__ne__(self, other)
+    return True if isinstance(other, tuple) else NotImplemented
+
+
+def _unordered(self, other):
+    return NotImplemented
+
+
+def _packed_reduce(self):
+    return self.__class__, tuple(self)
+
+
+_PACKED = {"__eq__": _packed_eq, "__ne__": _packed_ne, "__hash__": tuple.__hash__,
+           "__lt__": _unordered, "__le__": _unordered, "__gt__": _unordered, "__ge__": _unordered,
+           "__reduce__": _packed_reduce}
 
 
 def record(cls: T | None = None, /, *, eq: bool = True):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from .check import check_decls, check_program
-from .diagnostics import Diagnostic, DiagnosticError, Loc
+from .diagnostics import Diagnostic, DiagnosticError, Loc, make_loc
 from .frozen import frozen
 from .gcpause import collector_paused
 from .inference import infer_scalar_types
@@ -181,7 +181,7 @@ def _loc(where: object, files: list[str], k: int) -> Loc:
     if m is None or int(m.group(1)) >= len(files):
         raise _Invalid(f"tuple {k} has a malformed loc")
     file, line, col, end = m.groups()
-    return Loc(files[int(file)], int(line), int(col), None if end is None else int(end))
+    return make_loc((files[int(file)], int(line), int(col), None if end is None else int(end)))
 
 
 def _instr(op: str, dest, payload, loc: Loc | None, operands: _Operands, what: str) -> Instr:

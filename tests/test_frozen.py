@@ -10,8 +10,8 @@ from typing import ClassVar
 import pytest
 
 from inca.compiler.incaq import ast
-from inca.lang.diagnostics import Loc
-from inca.lang.frozen import field, fields, frozen, is_record, record, replace
+from inca.lang.diagnostics import Loc, make_loc
+from inca.lang.frozen import field, fields, frozen, is_record, packed, record, replace
 from inca.lang.program import Affine, Imm, Instr, Ref
 from inca.lang.tuple_model import Tuple, encode
 
@@ -314,3 +314,58 @@ def test_fields_and_replace_serve_records_and_replace_other_dataclasses():
         replace(n, size=2)
     stock = dataclasses.dataclass(type("_Stock", (), {"__annotations__": {"x": "int"}}))
     assert replace(stock(1), x=2).x == 2
+
+
+@pytest.mark.parametrize("annotations, namespace, args", [
+    ({"a": "int"}, {}, (1,)),
+    ({"a": "int", "b": "str"}, {"b": "z"}, (2,)),
+    ({"file": "str", "line": "int", "col": "int", "end_col": "int | None"}, {"end_col": None},
+     ("k.incaq", 3, 4)),
+])
+def test_a_packed_record_is_the_frozen_dataclass_but_for_being_a_tuple(annotations, namespace, args):
+    def body():
+        return {"__annotations__": dict(annotations), "__qualname__": "_Shape", **namespace}
+
+    ours = packed(type("_Shape", (), body()))
+    stock = dataclasses.dataclass(frozen=True, slots=True)(type("_Shape", (), body()))
+    o, s = ours(*args), stock(*args)
+    assert repr(o) == repr(s) and inspect.signature(ours) == inspect.signature(stock)
+    assert [getattr(o, f) for f in annotations] == [getattr(s, f) for f in annotations]
+    assert o == ours(*args) and not o != ours(*args) and hash(o) == hash(ours(*args))
+    assert (o == s) is False and o != s
+    # equal to nothing but one of its class: not to the tuple of its fields, either way round
+    plain = tuple(getattr(o, f) for f in annotations)
+    assert (o == plain, plain == o, o != plain, plain != o) == (False, False, True, True)
+    assert plain not in {o} and o not in {plain}
+    for order in (lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a > b, lambda a, b: a >= b):
+        with pytest.raises(TypeError):
+            order(o, ours(*args))
+    for name in annotations:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(o, name, 1)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            delattr(o, name)
+    back = copy.deepcopy(o)
+    assert type(back) is ours and back == o and copy.copy(o) == o
+    assert [f.name for f in dataclasses.fields(ours)] == [f.name for f in dataclasses.fields(stock)]
+    assert [f.name for f in fields(o)] == list(annotations) and is_record(o)
+    first = next(iter(annotations))
+    assert replace(o, **{first: args[0]}) == o and dataclasses.replace(o, **{first: args[0]}) == o
+    assert ours.__match_args__ == stock.__match_args__ and not hasattr(o, "__dict__")
+    assert tuple.__new__(ours, plain) == o
+
+
+def test_a_packed_record_compares_every_field_and_has_no_factory():
+    for namespace in ({"b": dataclasses.field(default=0, compare=False)},
+                      {"b": dataclasses.field(default_factory=list)},
+                      {"b": dataclasses.field(default=0, hash=False)}):
+        with pytest.raises(TypeError, match="@packed"):
+            packed(type("_Bad", (), {"__annotations__": {"a": "int", "b": "int"}, **namespace}))
+
+
+def test_a_location_is_packed_and_pickles_as_itself():
+    loc = Loc("k.incaq", 3, 4, 9)
+    assert make_loc(("k.incaq", 3, 4, 9)) == loc and type(make_loc(("f", 1, 1, None))) is Loc
+    assert pickle.loads(pickle.dumps(loc)) == loc and str(loc) == "k.incaq:3:4"
+    node = ast.Name("x", loc)
+    assert pickle.loads(pickle.dumps(node)).loc == loc

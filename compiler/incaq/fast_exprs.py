@@ -7,7 +7,7 @@ says why and how the locations are made.
 """
 from __future__ import annotations
 
-from ...lang.diagnostics import Loc
+from ...lang.diagnostics import Loc, make_loc
 from ...lang.isa import I64_MAX
 from ...lang.numbers import NumberError, parse_float, parse_int
 from . import ast
@@ -53,12 +53,12 @@ class ExprParser:
         """From token ``first`` to the end of token ``last`` (end column only on one line)."""
         line = self.lines[first]
         end = self.cols[last] + len(self.values[last]) if self.lines[last] == line else None
-        return Loc(self.name, line, self.cols[first], end)
+        return make_loc((self.name, line, self.cols[first], end))
 
     def token(self, i: int) -> Loc:
         """The span of token ``i``."""
         col = self.cols[i]
-        return Loc(self.name, self.lines[i], col, col + len(self.values[i]))
+        return make_loc((self.name, self.lines[i], col, col + len(self.values[i])))
 
     def expect(self, kind: str) -> int:
         """The index of the current token, which must be a ``kind``; moves past it."""
@@ -87,7 +87,7 @@ class ExprParser:
                 raise BailOut from None
             self.numbers[text] = value
         col = self.cols[i]  # self.token(i), inline
-        return ast.Num(value, is_float, Loc(self.name, self.lines[i], col, col + len(text)))
+        return ast.Num(value, is_float, make_loc((self.name, self.lines[i], col, col + len(text))))
 
     # -- expressions --
 
@@ -144,8 +144,8 @@ class ExprParser:
             lnode, first, _, lh, links = left
             rnode, _, last, rh, _ = right
             line = self.lines[first]  # self.span(first, last), inline
-            loc = Loc(self.name, line, self.cols[first], self.cols[last] + len(self.values[last])
-                      if self.lines[last] == line else None)
+            loc = make_loc((self.name, line, self.cols[first], self.cols[last] + len(self.values[last])
+                            if self.lines[last] == line else None))
             if power >= _BINARY:
                 node = ast.Binary(self.values[op], lnode, rnode, loc)
                 chained = type(lnode) is ast.Binary
@@ -189,7 +189,7 @@ class ExprParser:
                 return self.call(first)
             self.i = first + 1
             name, col = self.values[first], self.cols[first]  # self.token(first), inline
-            return ast.Name(name, Loc(self.name, self.lines[first], col, col + len(name))), \
+            return ast.Name(name, make_loc((self.name, self.lines[first], col, col + len(name)))), \
                 first, first, 1, 0
         if kind == "INT" or kind == "FLOAT":
             self.i = first + 1

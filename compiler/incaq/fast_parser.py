@@ -22,7 +22,7 @@ its left operand starts at 'a'. Hence expressions travel as ``(node, first, last
 """
 from __future__ import annotations
 
-from ...lang.diagnostics import Loc, Source
+from ...lang.diagnostics import Loc, Source, make_loc
 from . import ast
 from .fast_exprs import TYPES, ExprParser
 from .fast_lexer import BailOut, tokenize
@@ -282,7 +282,7 @@ class _Parser(ExprParser):
         if after == "EQUAL":  # ?target: NAME -> name
             self.i = i + 2
             name, col = self.values[i], self.cols[i]  # self.token(i), inline
-            target, th = ast.Name(name, Loc(self.name, self.lines[i], col, col + len(name))), 1
+            target, th = ast.Name(name, make_loc((self.name, self.lines[i], col, col + len(name)))), 1
         elif after == "LSQB":  # ?target: NAME ("[" expr "]")+ -> index
             target, _, _, th, _ = self.index(i)
             self.expect("EQUAL")
