@@ -169,7 +169,7 @@ def encode(prog: Program) -> TupleProgram:
     with collector_paused():  # many small objects, no cycles
         dtypes = {d.name: d.dtype for d in prog.decls}
         tuples = []
-        append, new, parts = tuples.append, _new, _PARTS
+        new, parts = _new, _PARTS
         set_k, set_op, set_loc, set_trigger, set_entry = (
             _set_k, _set_op, _set_loc, _set_trigger, _set_entry)
         for k, ins in enumerate(prog.instrs, 1):
@@ -181,7 +181,7 @@ def encode(prog: Program) -> TupleProgram:
             set_loc(t, ins.loc)
             set_trigger(t, ins)
             set_entry(t, None if dest is None else dtypes[dest.name])
-            append(t)
+            tuples.append(t)
         return TupleProgram(prog.decls, tuple(tuples), prog.name)
 
 

@@ -83,7 +83,7 @@ def to_json(tp: TupleProgram) -> str:
     small = [str(n) for n in range(256)]
     immediates: dict[str, dict] = {"i64": {}, "f64": {}}
     rows = []
-    append, where_of, imm, ref = rows.append, wheres.get, Imm, Ref
+    where_of, imm, ref = wheres.get, Imm, Ref
     for t in tp.tuples:
         d, src, target = operands(t)  # (t.instr()'s parts, without making the instruction)
         # str(operand), with a scalar's and an immediate's inline (most operands)
@@ -116,7 +116,7 @@ def to_json(tp: TupleProgram) -> str:
                 col = small[col] if 0 <= col < 256 else str(col)
                 end = "" if end is None else "-" + (small[end] if 0 <= end < 256 else str(end))
                 where = wheres[id(loc)] = f'"{index}:{loc.line}:{col}{end}"'
-        append(f'  ["{t.op}", {dest}, {payload}, {where}]')
+        rows.append(f'  ["{t.op}", {dest}, {payload}, {where}]')
     buffers = [json.dumps({"name": b.name, "role": b.role, "dtype": b.dtype, "shape": list(b.shape),
                            "init": ([json_value(v) for v in b.init] if isinstance(b.init, tuple)
                                     else json_value(b.init)),

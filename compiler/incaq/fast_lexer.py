@@ -133,8 +133,6 @@ def tokenize(text: str) -> Tokens:
     do_blocks: list[bool] = []  # for each open '{': whether it opened the body of a `do`
     do_closed = -1  # the index in kinds of the last '}' that closed such a body
     split: dict[str, tuple[str, str, int, int, int]] = {}  # piece -> _split(piece), each seen
-    append_kind, append_value = kinds.append, values.append
-    append_line, append_col = lines.append, cols.append
     for piece in _PIECE.findall(text):
         try:
             kind, value, blank, size, role = split[piece]
@@ -146,10 +144,10 @@ def tokenize(text: str) -> Tokens:
                 col_base = size - piece.rfind("\n")
                 if depth == 0 and newline_at != len(kinds) - 1:  # (one for a run of them)
                     newline_at = len(kinds)
-                    append_kind("_NL")
-                    append_value("\n")
-                    append_line(0)
-                    append_col(0)
+                    kinds.append("_NL")
+                    values.append("\n")
+                    lines.append(0)
+                    cols.append(0)
                 continue
             if role == _STOP:
                 break
@@ -177,15 +175,15 @@ def tokenize(text: str) -> Tokens:
                             kinds[last - 1] if last > 0 else "_NL") in _STATEMENT_BOUNDARY)
                     elif do_blocks and do_blocks.pop():
                         do_closed = last + 1
-        append_kind(kind)
-        append_value(value)
-        append_line(line)
-        append_col(col_base + blank)
+        kinds.append(kind)
+        values.append(value)
+        lines.append(line)
+        cols.append(col_base + blank)
         col_base += size
-    append_kind("$END")
-    append_value("")
-    append_line(0)
-    append_col(0)
+    kinds.append("$END")
+    values.append("")
+    lines.append(0)
+    cols.append(0)
     return Tokens(kinds, values, lines, cols)
 
 
