@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import CellType, CodeType, FunctionType
 
+from . import record_inits
+
 from _collections import _tuplegetter  # (the fields of a namedtuple: what collections uses)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (2 ms of every start)
@@ -227,8 +229,18 @@ def record(cls: T | None = None, /, *, eq: bool = True):
             setattr(cls, f.name, f.default)
         elif f.name in cls.__dict__:
             delattr(cls, f.name)
-    init = _compiled_init(fs, [f"self.{f.name} = {f.name}" for f in fs], {},
-                          f"{cls.__qualname__}.__init__")
+    names = tuple(f.name for f in fs)
+    if len(fs) <= record_inits.FIELDS and all(f.default_factory is MISSING for f in fs):
+        if "self" in names:
+            raise TypeError(f"@record: {cls.__qualname__} has a field named 'self'")
+        template = getattr(record_inits, f"mutable{len(fs)}").__code__
+        code = template.replace(co_varnames=("self", *names) + template.co_varnames[len(fs) + 1:],
+                                co_names=names, co_qualname=f"{cls.__qualname__}.__init__")
+        init = FunctionType(code, {}, "__init__",
+                            tuple(f.default for f in fs if f.default is not MISSING) or None)
+    else:
+        init = _compiled_init(fs, [f"self.{f.name} = {f.name}" for f in fs], {},
+                              f"{cls.__qualname__}.__init__")
     stubs = {"__repr__": _repr, **({"__eq__": _eq} if eq else {})}
     for name, value in _extras(cls.__qualname__, cls.__module__, fs, init, own, stubs).items():
         setattr(cls, name, value)
@@ -360,6 +372,7 @@ def _compiled_init(fs: tuple[Field, ...], stores: list[str], scope: dict,
          "    return __init__\n", scope)
     init = scope["factory"](*[scope[k] for k in scope if k not in ("factory", "__builtins__")])
     init.__qualname__ = qualname
+    init.__code__ = init.__code__.replace(co_qualname=qualname)  # (what a traceback shows)
     return init
 
 
@@ -381,7 +394,9 @@ def _make_init(names: tuple[str, ...], defaults: tuple, cells: list[CellType],
         raise TypeError(f"@frozen: {qualname} has a field named 'self'")
     n = len(names)
     template = _TEMPLATES.get(n)
-    if template is None:
+    if template is None and n <= record_inits.FIELDS:
+        template = _TEMPLATES[n] = getattr(record_inits, f"frozen{n}")(*[None] * n).__code__
+    if template is None:  # (more fields than any record of the toolchain has)
         params = ", ".join(f"a{i}" for i in range(n))
         stores = "".join(f"\n        s{i}(self, a{i})" for i in range(n)) or "\n        pass"
         scope: dict = {}

@@ -5,12 +5,14 @@ import copy
 import dataclasses
 import inspect
 import pickle
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
 
 from inca.compiler.incaq import ast
 from inca.lang.diagnostics import Loc, make_loc
+from inca.lang import record_inits
 from inca.lang.frozen import field, fields, frozen, is_record, packed, record, replace
 from inca.lang.program import Affine, Imm, Instr, Ref
 from inca.lang.tuple_model import Tuple, encode
@@ -369,3 +371,49 @@ def test_a_location_is_packed_and_pickles_as_itself():
     assert pickle.loads(pickle.dumps(loc)) == loc and str(loc) == "k.incaq:3:4"
     node = ast.Name("x", loc)
     assert pickle.loads(pickle.dumps(node)).loc == loc
+
+
+def test_the_init_templates_are_the_text_their_generator_writes():
+    text = Path(record_inits.__file__).read_text(encoding="utf-8")
+    assert text.endswith(record_inits.source()) and text.count("\ndef frozen") == record_inits.FIELDS + 1
+    # ... and cover every record of the toolchain
+    import importlib
+    import pkgutil
+
+    widest = 0
+    for package in ("inca.compiler", "inca.interpreter", "inca.lang"):
+        for info in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):
+            module = importlib.import_module(info.name)
+            for value in vars(module).values():
+                if isinstance(value, type) and is_record(value) and value.__module__ == info.name:
+                    widest = max(widest, len(fields(value)))
+    assert 9 <= widest <= record_inits.FIELDS
+
+
+@pytest.mark.parametrize("count", [0, 1, 5, 13, 14, 20])
+def test_records_of_up_to_the_templates_fields_are_made_without_a_compile(count, monkeypatch):
+    import inca.lang.frozen as module
+
+    def no_compile(*args):
+        raise AssertionError("compiled an __init__")
+
+    if count <= record_inits.FIELDS:
+        monkeypatch.setattr(module, "exec", no_compile, raising=False)
+    names = [f"f{i}" for i in range(count)]
+    body = {"__annotations__": {n: "int" for n in names}, "__qualname__": "_Wide"}
+    if count:
+        body[names[-1]] = -1  # the last field has a default
+    fixed, mutable = frozen(type("_Wide", (), dict(body))), record(type("_Wide", (), dict(body)))
+    args = list(range(count - 1))
+    stock = dataclasses.dataclass(type("_Wide", (), dict(body)))
+    for cls in (fixed, mutable):
+        made = cls(*args)
+        assert [getattr(made, n) for n in names] == args + ([-1] if count else [])
+        assert cls.__init__.__code__.co_qualname == "_Wide.__init__"
+        assert str(inspect.signature(cls)) == str(inspect.signature(stock))
+    if count > 1:
+        for cls in (fixed, mutable):
+            with pytest.raises(TypeError, match="missing 1 required positional argument"):
+                cls(*args[:-1])
+    with pytest.raises(TypeError, match="'self'"):
+        record(type("_Self", (), {"__annotations__": {"self": "int"}}))
