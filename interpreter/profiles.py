@@ -6,7 +6,6 @@ All parameters are exact rationals (:class:`fractions.Fraction`), so ``elem_gap 
 from __future__ import annotations
 
 import os
-import re
 from functools import lru_cache
 from fractions import Fraction
 
@@ -14,6 +13,7 @@ from ..lang.diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..lang.frozen import frozen
 from ..lang.isa import OpClass
 from ..lang.numbers import NumberError, parse_fraction
+from ..lang.patterns import lazy
 from ..lang.userfiles import read_text
 
 # Parameters of each memory kind, with the scratchpad defaults of MODEL.md 3, in display order.
@@ -48,7 +48,7 @@ RANGES: dict[str, tuple[Fraction, Fraction, str]] = {
 INTEGER_PARAMS = frozenset({"msg_bits", "scratchpad_bytes"})
 # A decimal the bounded parser refuses has too many digits or too large an exponent: it is a
 # number, far out of range.
-_DECIMAL = re.compile(r"\s*[+-]?(?=\.?[0-9])[0-9_]*\.?[0-9_]*(?:[eE][+-]?[0-9]+)?\s*")
+_DECIMAL = lazy(r"\s*[+-]?(?=\.?[0-9])[0-9_]*\.?[0-9_]*(?:[eE][+-]?[0-9]+)?\s*")
 
 PRESETS: dict[str, tuple[str, dict[str, str]]] = {
     "scratchpad": ("scratchpad", {}),

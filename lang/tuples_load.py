@@ -11,8 +11,6 @@ diagnostic reported.
 """
 from __future__ import annotations
 
-import re
-
 from .check import check_decls, check_program
 from .diagnostics import Diagnostic, DiagnosticError, Loc, make_loc
 from .frozen import frozen
@@ -20,6 +18,7 @@ from .gcpause import collector_paused
 from .inference import infer_scalar_types
 from .isa import DTYPES, I64_MAX, I64_MIN, OPCODES, Form, Update
 from .numbers import NumberError, parse_float, parse_int
+from .patterns import lazy
 from .program import ROLES, Affine, Decl, Imm, Instr, Operand, Ref, Slice
 from .tuple_model import FORMAT, Entry, Trigger, Tuple, TupleProgram, encoder
 from .userfiles import parse_json
@@ -27,10 +26,10 @@ from .userfiles import parse_json
 FORMAT_1 = "inca-tuples/1"
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_REF = re.compile(rf"({_NAME})((?:\[[^\[\]]*\])*)")
-_INDEX = re.compile(r"\[([^\[\]]*)\]")
-_LOC = re.compile(r"([0-9]{1,9}):([0-9]{1,9}):([0-9]{1,9})(?:-([0-9]{1,9}))?")
-_TERM = re.compile(rf"([+-]?)(?:([0-9]+)\*)?({_NAME})|([+-]?)([0-9]+)")
+_REF = lazy(rf"({_NAME})((?:\[[^\[\]]*\])*)")
+_INDEX = lazy(r"\[([^\[\]]*)\]")
+_LOC = lazy(r"([0-9]{1,9}):([0-9]{1,9}):([0-9]{1,9})(?:-([0-9]{1,9}))?")
+_TERM = lazy(rf"([+-]?)(?:([0-9]+)\*)?({_NAME})|([+-]?)([0-9]+)")
 
 
 class _Invalid(Exception):

@@ -17,6 +17,7 @@ from itertools import accumulate
 
 from .diagnostics import Diagnostic, DiagnosticError, Loc
 from .numbers import NumberError, parse_float, parse_int
+from .patterns import lazy
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -30,11 +31,11 @@ MAX_TEXT_BYTES = 64 << 20
 MAX_JSON_DEPTH = 64
 
 _BOM = "\ufeff"
-_JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
+_JSON_NESTING = lazy(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
 # The same strings (the unrolled form of the same language, so each match is the same one) and
 # brackets, with only the bracket captured: findall gives '' for a string, so the brackets outside
 # strings come out in order without a match object each.
-_JSON_BRACKETS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|([\[\]{}])', re.S)
+_JSON_BRACKETS = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"|([\[\]{}])', re.S)
 _JSON_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 # For str.translate: every other ASCII character dropped.
 _QUOTES_AND_BRACKETS = {c: None for c in range(128) if chr(c) not in '"[]{}'}
