@@ -1,6 +1,6 @@
 """What keeps compiling a large kernel quick (bench/bench_compile.py measures the speed): the
 checker hands on the parser's nodes rather than equal copies, the lowering makes one operand per
-scalar and statement and lowers a long sum in linear work, and encoding pauses the collector
+scalar and literal and lowers a long sum in linear work, and encoding pauses the collector
 (pauses nest, also across threads) without changing its state, entering a pause sets off no
 collection, the garbage cycles a pause leaves are found by young collections, and compiling or assembling
 leaves no reference cycle (its trees are freed as soon as they are done with)."""
@@ -17,7 +17,8 @@ from inca.compiler.incaq.checker import check
 from inca.compiler.incaq.lower import lower
 from inca.compiler.incaq.parser import parse
 from inca.lang.diagnostics import Source
-from inca.lang.program import Decl, Instr, Program, Ref
+from inca.lang.check import check_program
+from inca.lang.program import Affine, Decl, Imm, Instr, Program, Ref, Slice
 from inca.lang.tuples import encode, from_json, to_json
 
 KERNEL = """\
@@ -57,18 +58,33 @@ def test_the_checked_kernel_is_made_of_the_parsed_nodes_where_nothing_changed():
     assert y.id != source_y.id and y is not source_y and y.loc == source_y.loc
 
 
-def test_one_operand_per_scalar_and_statement_at_its_location():
+def test_one_operand_per_scalar_and_literal_for_the_whole_kernel():
     _, checked = _checked()
     prog = lower(checked, "k.incaq")
+    scalars, literals = {}, {}
     for ins in prog.instrs:
         for op in (ins.dest, ins.src):
-            if isinstance(op, Ref):
-                assert op.loc == ins.loc
+            if isinstance(op, Ref) and not op.index:
+                assert scalars.setdefault(op.name, op) is op
+            elif isinstance(op, Imm) and op.value:
+                assert literals.setdefault((op.dtype, op.value), op) is op
+            if op is not None and not (isinstance(op, Ref) and op.index):
+                assert op.loc is None  # where it was written is its instruction's location
+    assert ("f64", 1.0) in literals  # (written twice: `s > 1.0` and `s - 1.0`)
     add = next(ins for ins in prog.instrs if ins.op == "ADD" and ins.dest.name == "s")
     putl = [ins for ins in prog.instrs if ins.loc is add.loc and ins.op == "PUTL"]
     temps = {ins.dest.name: ins.dest for ins in putl}
     # the temporary written by PUTL is the very operand ADD reads
     assert add.src is temps[add.src.name]
+
+
+def test_an_operand_without_a_location_is_reported_at_its_instruction():
+    src = Source("k.incaa", "BLEZ v[0:2], 1\n")
+    loc = src.loc(1, 1, 5)
+    decls = {"v": Decl("v", "var", "i64", (4,))}
+    instrs = (Instr("BLEZ", Ref("v", (Slice(Affine(0), Affine(2)),)), None, 1, loc), Instr("END"))
+    (diag,) = check_program(decls, instrs, src.diag)
+    assert diag.loc == loc and "one value" in diag.message
 
 
 @pytest.mark.parametrize("enabled", [True, False])

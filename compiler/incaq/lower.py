@@ -79,10 +79,12 @@ class Lowerer(FlowLowering):
         self.loops: list[tuple[_Label, _Label]] = []  # (continue, break) targets, innermost last
         self.base = 0  # temporaries below this number are live (statements run inside a value)
         self.in_expr = 0  # > 0 while a condition is tested inside a value (not in r0)
-        # The scalar operands made at self.loc (a statement names its scalars and temporaries
-        # again and again; equal operands are one object)
+        # The scalar operands and the literals' immediates, one object each for the whole kernel
+        # (a kernel names its scalars again and again). An operand made here has no location of
+        # its own: its instruction's is where it was written, as for an operand read from tuple
+        # JSON, and what reports an operand falls back to its instruction's location.
         self.refs: dict[str, Ref] = {}
-        self.refs_loc: Loc | None = None
+        self.imms: dict[tuple[str, int | float], Imm] = {}
         self.types: dict[int, tuple[Binary, str]] = {}  # see expr_type
         self.temp_names: set[str] = set()
         self.seqs = checked.inlined  # whether expressions may hold inlined calls (see hoist)
@@ -124,12 +126,10 @@ class Lowerer(FlowLowering):
         return self.scalar(self.temps[key])
 
     def scalar(self, name: str) -> Ref:
-        """The operand of scalar ``name`` at the current location."""
-        if self.refs_loc is not self.loc:
-            self.refs, self.refs_loc = {}, self.loc
+        """The operand of scalar ``name``."""
         ref = self.refs.get(name)
         if ref is None:
-            ref = self.refs[name] = Ref(name, (), self.loc)
+            ref = self.refs[name] = Ref(name)
         return ref
 
     def new_temp(self, dtype: str) -> Ref:
@@ -168,8 +168,14 @@ class Lowerer(FlowLowering):
         if kind is Name:
             return self.scalar(e.id)
         if kind is Num:
-            return Imm(float(e.value) if e.is_float else int(e.value), "f64" if e.is_float else "i64",
-                       self.loc)
+            dtype = "f64" if e.is_float else "i64"
+            value = float(e.value) if e.is_float else int(e.value)
+            if not value or value != value:  # (0.0 and -0.0 are equal keys, and NaN no key)
+                return Imm(value, dtype)
+            imm = self.imms.get((dtype, value))
+            if imm is None:
+                imm = self.imms[dtype, value] = Imm(value, dtype)
+            return imm
         index = []
         for i in e.indices:
             a = self.affine(i)
