@@ -112,13 +112,8 @@ def frozen(cls: T) -> T:
     own = _own(cls)
     fs = _fields_of(cls, "frozen")
     names = tuple(f.name for f in fs)
-    body = dict(cls.__dict__)
-    for n in names:
-        body.pop(n, None)
-    body.pop("__dict__", None)
-    body.pop("__weakref__", None)
-    body["__slots__"] = names
-    body["__qualname__"] = qualname = cls.__qualname__
+    body = _body(cls, names, names)
+    qualname = cls.__qualname__
     factory = any(f.default_factory is not MISSING for f in fs)
     if not factory:
         # Everything goes into the class as it is made: setting a method of a made class costs
@@ -153,20 +148,15 @@ def packed(cls: T) -> T:
     The class derives from ``tuple`` with no tuple behaviour of its own beyond that: ``==`` and
     ``hash`` compare its fields as a record's (equal only to one of its class), ordering is refused
     as a dataclass refuses it, and assignment raises ``FrozenInstanceError``. Where a record is
-    made in bulk, ``make(cls, (field, ...))`` (``tuple.__new__``) makes it without the call of
-    its ``__new__``. All of its fields take part in ``==`` and ``hash``."""
+    made in bulk, ``tuple.__new__(cls, (field, ...))`` makes it without the call of its
+    ``__new__``. All of its fields take part in ``==`` and ``hash``."""
     own = _own(cls)
     fs = _fields_of(cls, "packed")
     if any(f.default_factory is not MISSING or not f.compare or f.hash is not None for f in fs):
         raise TypeError(f"@packed: {cls.__name__}: every field is compared and has no factory")
     names = tuple(f.name for f in fs)
-    body = dict(cls.__dict__)
-    for n in names:
-        body.pop(n, None)
-    body.pop("__dict__", None)
-    body.pop("__weakref__", None)
-    body["__slots__"] = ()
-    body["__qualname__"] = qualname = cls.__qualname__
+    body = _body(cls, names, ())
+    qualname = cls.__qualname__
     for i, n in enumerate(names):
         body[n] = _tuplegetter(i, f"Field {n!r} of {qualname}.")
     params = ", ".join(names)
@@ -248,6 +238,19 @@ def record(cls: T | None = None, /, *, eq: bool = True):
         cls.__hash__ = None
     cls.__record_params__ = (eq, False)
     return cls
+
+
+def _body(cls: type, names: tuple[str, ...], slots: tuple[str, ...]) -> dict:
+    """The namespace of the class made in place of ``cls``: its own, less the fields' defaults
+    and the instance dictionary, with ``slots`` and its qualified name."""
+    body = dict(cls.__dict__)
+    for n in names:
+        body.pop(n, None)
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)
+    body["__slots__"] = slots
+    body["__qualname__"] = cls.__qualname__
+    return body
 
 
 def _own(cls: type) -> set[str]:
