@@ -147,24 +147,19 @@ def seeded_values(decl: Decl, seed: int) -> list:
     take = _SEEDED.get(decl.dtype)
     if take is None:  # (its tables are made once a process, not once an input)
         values = range(-100, 101) if decl.dtype == "i64" else [r / 64 for r in range(-512, 512)]
-        take = _SEEDED[decl.dtype] = _taker(values, len(values), len(values).bit_length())
+        take = _SEEDED[decl.dtype] = _taker(values)
     return _uniform(rng, decl.size, take)
 
 
 _SEEDED: dict = {}  # dtype -> the _taker of its seeded values
 
 
-def _uniform(rng: random.Random, count: int, values) -> list:
-    """``count`` draws from ``values`` (fewer than 2**32 of them) as ``rng.choice`` or ``randint``
-    makes them: each is ``values[r]`` for the top k bits r of the generator's next 32-bit word
-    (k the bit length of the number of values), words whose r is out of range skipped. The
-    words come from one ``getrandbits`` call per block, the first word in the lowest bits.
-    ``values`` may also be the :func:`_taker` of the values."""
-    if callable(values):
-        take = values
-    else:
-        n = len(values)
-        take = _taker(values, n, n.bit_length())
+def _uniform(rng: random.Random, count: int, take) -> list:
+    """``count`` draws from the values of ``take`` (a :func:`_taker`) as ``rng.choice`` or
+    ``randint`` makes them: each is ``values[r]`` for the top k bits r of the generator's next
+    32-bit word (k the bit length of the number of values), words whose r is out of range
+    skipped. The words come from one ``getrandbits`` call per block, the first word in the
+    lowest bits."""
     out: list = []
     while len(out) < count:
         block = 2 * (count - len(out)) + 16  # at least half the words are kept
@@ -173,14 +168,17 @@ def _uniform(rng: random.Random, count: int, values) -> list:
     return out
 
 
-def _taker(values, n: int, k: int):
-    """The draws of one block's bytes (words little-endian) as a list.
+def _taker(values):
+    """The draws of one block's bytes (words little-endian) as a list, from ``values`` (fewer
+    than 2**32 of them).
 
     The seeded inputs' k (8 and 11) make r of a word's high byte alone, or of its two high bytes,
     and a word is kept or not by its high byte: there the kept words are picked out and mapped
     through a table at C speed (``translate``, ``compress``, ``map``; a word made an int and
     shifted cost most of ``inca run``'s making of a large input, and mapping every word before
     dropping the refused ones half of what was left); any other k takes each word as an int."""
+    n = len(values)
+    k = n.bit_length()
     if k <= 8:
         drop = 8 - k
         picks = [values[b >> drop] if b >> drop < n else None for b in range(256)]

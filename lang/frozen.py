@@ -27,12 +27,11 @@ dataclass does, on every Python version):
 """
 from __future__ import annotations
 
+from _collections import _tuplegetter  # (the fields of a namedtuple: what collections uses)
 from collections.abc import Callable
 from types import CellType, CodeType, FunctionType
 
 from . import record_inits
-
-from _collections import _tuplegetter  # (the fields of a namedtuple: what collections uses)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (2 ms of every start)
 if TYPE_CHECKING:
@@ -160,15 +159,12 @@ def packed(cls: T) -> T:
     for i, n in enumerate(names):
         body[n] = _tuplegetter(i, f"Field {n!r} of {qualname}.")
     params = ", ".join(names)
+    fields_tuple = params + ("," if len(names) == 1 else "")
     scope: dict = {"__make": tuple.__new__}
-    exec(f"def __new__(cls, {params}):\n    return __make(cls, ({params}{',' if len(names) == 1 else ''}))\n",
-         scope)
+    exec(f"def __new__(cls, {params}):\n    return __make(cls, ({fields_tuple}))\n", scope)
     new = scope["__new__"]
     new.__defaults__ = tuple(f.default for f in fs if f.default is not MISSING) or None
-    extras = _extras(qualname, body["__module__"], fs, new, own, {"__repr__": _repr})
-    extras["__new__"] = extras.pop("__init__")
-    body.update(extras)
-    new.__qualname__ = f"{qualname}.__new__"
+    body.update(_extras(qualname, body["__module__"], fs, new, own, {"__repr__": _repr}))
     for name, method in _PACKED.items():
         if name not in own:
             body[name] = method
@@ -220,10 +216,10 @@ def record(cls: T | None = None, /, *, eq: bool = True):
         elif f.name in cls.__dict__:
             delattr(cls, f.name)
     names = tuple(f.name for f in fs)
-    if len(fs) <= record_inits.FIELDS and all(f.default_factory is MISSING for f in fs):
+    if all(f.default_factory is MISSING for f in fs):
         if "self" in names:
             raise TypeError(f"@record: {cls.__qualname__} has a field named 'self'")
-        template = getattr(record_inits, f"mutable{len(fs)}").__code__
+        template = _template("mutable", len(fs)).__code__
         code = template.replace(co_varnames=("self", *names) + template.co_varnames[len(fs) + 1:],
                                 co_names=names, co_qualname=f"{cls.__qualname__}.__init__")
         init = FunctionType(code, {}, "__init__",
@@ -274,9 +270,11 @@ def _fields_of(cls: type, how: str) -> tuple[Field, ...]:
     attrs = cls.__dict__
     for name, ann in attrs.get("__annotations__", {}).items():
         if not isinstance(ann, str) or "Var" in ann or "KW_ONLY" in ann:  # (most need no look)
-            kind = ann.split("[")[0].strip() if isinstance(ann, str) else getattr(ann, "__name__", "")
+            kind = (ann.split("[")[0].strip() if isinstance(ann, str)
+                    else getattr(ann, "__name__", ""))
             if kind.rpartition(".")[2] in ("ClassVar", "InitVar", "KW_ONLY"):
-                raise TypeError(f"@{how}: {cls.__name__}.{name} is a {kind}, which is not supported")
+                raise TypeError(f"@{how}: {cls.__name__}.{name} is a {kind}, "
+                                "which is not supported")
         value = attrs.get(name, MISSING)
         f = Field() if value is MISSING else _as_field(value, how, cls, name)
         if f.default is not MISSING and f.default.__class__.__hash__ is None:
@@ -310,11 +308,12 @@ def _as_field(value: object, how: str, cls: type, name: str) -> Field:
 
 def _extras(qualname: str, module: str, fs: tuple[Field, ...], init: FunctionType,
             own: set[str], stubs: dict[str, Callable]) -> dict[str, object]:
-    """What a record's class gets besides its own: its fields, ``__init__``, match arguments,
-    stubs and dataclass view."""
-    init.__qualname__, init.__module__ = f"{qualname}.__init__", module
+    """What a record's class gets besides its own: its fields, ``init`` (its ``__init__``, or
+    its ``__new__`` as the function is named), match arguments, stubs and dataclass view."""
+    name = init.__name__
+    init.__qualname__, init.__module__ = f"{qualname}.{name}", module
     init.__annotations__ = {**{f.name: f.type for f in fs}, "return": None}
-    out: dict[str, object] = {"__init__": init, "__record_fields__": fs}
+    out: dict[str, object] = {name: init, "__record_fields__": fs}
     if "__match_args__" not in own:
         out["__match_args__"] = tuple(f.name for f in fs)
     for name, stub in stubs.items():
@@ -388,6 +387,17 @@ def _adopt(cls: type, method: Callable) -> None:
 _TEMPLATES: dict[int, CodeType] = {}  # number of fields -> the code of a template __init__
 
 
+def _template(kind: str, n: int) -> FunctionType:
+    """:mod:`.record_inits`' template ``<kind><n>``, compiled from its text for more fields than
+    that module holds."""
+    made = getattr(record_inits, f"{kind}{n}", None)
+    if made is None:
+        scope: dict = {}
+        exec(record_inits.text(kind, n), scope)
+        made = scope[f"{kind}{n}"]
+    return made
+
+
 def _make_init(names: tuple[str, ...], defaults: tuple, cells: list[CellType],
                qualname: str) -> FunctionType:
     """``__init__(self, *names)`` storing each argument through the setter ``cells`` hold, the
@@ -397,16 +407,8 @@ def _make_init(names: tuple[str, ...], defaults: tuple, cells: list[CellType],
         raise TypeError(f"@frozen: {qualname} has a field named 'self'")
     n = len(names)
     template = _TEMPLATES.get(n)
-    if template is None and n <= record_inits.FIELDS:
-        template = _TEMPLATES[n] = getattr(record_inits, f"frozen{n}")(*[None] * n).__code__
-    if template is None:  # (more fields than any record of the toolchain has)
-        params = ", ".join(f"a{i}" for i in range(n))
-        stores = "".join(f"\n        s{i}(self, a{i})" for i in range(n)) or "\n        pass"
-        scope: dict = {}
-        exec(f"def factory({', '.join(f's{i}' for i in range(n))}):\n"
-             f"    def __init__(self, {params}):{stores}\n"
-             "    return __init__\n", scope)
-        template = _TEMPLATES[n] = scope["factory"](*[None] * n).__code__
+    if template is None:
+        template = _TEMPLATES[n] = _template("frozen", n)(*[None] * n).__code__
     code = template.replace(co_varnames=("self", *names) + template.co_varnames[n + 1:],
                             co_qualname=qualname)
     closure = tuple(cells[int(free[1:])] for free in code.co_freevars)

@@ -6,25 +6,27 @@ start for the records it imports.
 argument ``a<i>`` through the slot setter ``s<i>`` of its closure; ``mutable<n>`` is the
 ``__init__`` of a mutable record of n fields, which stores argument ``n<i>`` as attribute
 ``n<i>``. :mod:`.frozen` renames the arguments and attributes to the fields' (``CodeType.replace``)
-and compiles the template of a record of more fields as it is made. The templates below are the
-text :func:`source` writes (tests/test_frozen.py checks it).
+and compiles the text of a template for more fields than these (:func:`text`) as the record is
+made. The templates below are the text :func:`source` writes (tests/test_frozen.py checks it).
 """
 FIELDS = 13  # the most fields of a record of the toolchain
 
 
 def source(fields: int = FIELDS) -> str:
     """The text of the templates for up to ``fields`` fields."""
-    out = []
-    for n in range(fields + 1):
+    return "".join(text(kind, n) for kind in ("frozen", "mutable") for n in range(fields + 1))
+
+
+def text(kind: str, n: int) -> str:
+    """The text of template ``<kind><n>`` ("frozen" or "mutable")."""
+    if kind == "frozen":
         params = "".join(f", a{i}" for i in range(n))
-        out.append(f"\n\ndef frozen{n}({', '.join(f's{i}' for i in range(n))}):\n"
-                   f"    def __init__(self{params}):\n"
-                   + _lines([f"s{i}(self, a{i})" for i in range(n)], 8) + "    return __init__\n")
-    for n in range(fields + 1):
-        params = "".join(f", n{i}" for i in range(n))
-        out.append(f"\n\ndef mutable{n}(self{params}):\n"
-                   + _lines([f"self.n{i} = n{i}" for i in range(n)], 4))
-    return "".join(out)
+        return (f"\n\ndef frozen{n}({', '.join(f's{i}' for i in range(n))}):\n"
+                f"    def __init__(self{params}):\n"
+                + _lines([f"s{i}(self, a{i})" for i in range(n)], 8) + "    return __init__\n")
+    params = "".join(f", n{i}" for i in range(n))
+    return (f"\n\ndef mutable{n}(self{params}):\n"
+            + _lines([f"self.n{i} = n{i}" for i in range(n)], 4))
 
 
 def _lines(stores: list[str], indent: int) -> str:

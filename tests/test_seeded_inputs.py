@@ -6,7 +6,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inca.interpreter.inputs import _uniform, seeded_values
+from inca.interpreter.inputs import _taker, _uniform, seeded_values
 from inca.lang.program import Decl
 
 
@@ -39,7 +39,7 @@ def test_draws_that_one_block_does_not_cover_come_from_the_next():
     blocks = []
     for seed in range(8):
         Counting.calls = 0
-        got = _uniform(Counting(f"{seed}:A"), 5000, values)
+        got = _uniform(Counting(f"{seed}:A"), 5000, _taker(values))
         blocks.append(Counting.calls)
         assert got == by_randint("A", "f64", 5000, seed)
     assert min(blocks) == 1 and max(blocks) > 1
@@ -54,7 +54,7 @@ def test_any_number_of_values_is_drawn_as_choice_draws(n, count, seed):
     # other number of values takes the words one by one
     values = list(range(n))
     rng = random.Random(seed)
-    assert _uniform(random.Random(seed), count, values) == [rng.choice(values) for _ in range(count)]
+    assert _uniform(random.Random(seed), count, _taker(values)) == [rng.choice(values) for _ in range(count)]
 
 
 def test_the_tables_made_once_serve_every_input_of_their_type():
