@@ -16,7 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from inca.compiler.incaq import ast
+from inca.compiler.incaq.fast_lexer import tokenize
 from inca.compiler.incaq.fast_parser import BailOut, parse_fast
+from inca.compiler.incaq.grammar import lark_parser
 from inca.compiler.incaq.parser import MAX_NESTING, parse, parse_lark
 from inca.lang.diagnostics import DiagnosticError, Source
 from incaq_generators import mutants, programs
@@ -76,6 +78,22 @@ def agree(text: str) -> str:
     return "same"
 
 
+def tokens_agree(text: str) -> None:
+    """The fast lexer's tokens are those lark's lexer and layout give the parser (type, text,
+    line and column; a line break's place is not kept), or it bails out where lark's lexer
+    refuses a character."""
+    try:
+        lark = [(t.type, t.value, t.line, t.column) if t.type != "_NL" else ("_NL", "\n", 0, 0)
+                for t in lark_parser().lex(text)]
+    except Exception as e:  # lark's UnexpectedCharacters
+        assert type(e).__name__ == "UnexpectedCharacters", e
+        with pytest.raises(BailOut):
+            tokenize(text)
+        return
+    toks = tokenize(text)
+    assert list(zip(toks.kinds, toks.values, toks.lines, toks.cols)) == lark + [("$END", "", 0, 0)]
+
+
 def same_tree(a, b) -> bool:
     """``a == b`` for syntax trees, without recursion: on Python 3.12 a dataclass's ``==`` on a
     chain of MAX_CHAIN operators passes through C's tuple comparison at every level and meets
@@ -109,6 +127,26 @@ def _test_strings() -> list[str]:
             if isinstance(node, python_ast.Constant) and isinstance(node.value, str):
                 found.add(node.value)
     return sorted(found)
+
+
+def test_every_string_of_the_tests_lexes_alike():
+    for text in _test_strings():
+        tokens_agree(text)
+
+
+@pytest.mark.parametrize("text", [
+    "", "\n", "  \t", "x\r\ny", "x\r", "x\r\r\ny", "\tx =\t1  \t# c\t d  \n  y", "x = 1 # c\ry",
+    "a#b c\n", "x  =   a[ 1 ]\t\n", "é", "x = 1.5.2", "0x 0x1F 1e5 1.e5 1..2", "x\x0by", "x\x85",
+    "# c\x1cz\ny", "do {\n}\nwhile c\n", "if a then {\n}\nelse {\n}\n",
+    "\nwhile c do {}\n"])  # (the fast lexer took back the first line break before `while`)
+def test_corners_lex_alike(text):
+    tokens_agree(text)
+
+
+@SETTINGS
+@given(edited(grammar_texts()))
+def test_edited_texts_of_every_rule_lex_alike(text):
+    tokens_agree(text)
 
 
 def test_every_string_of_the_tests_parses_alike():
