@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .isa import OPCODES
-from .program import Instr, Ref
+from .program import Affine, Instr, Ref
 
 
 def infer_scalar_types(instrs: Iterable[Instr], known: dict[str, str]) -> dict[str, str]:
@@ -63,11 +63,14 @@ def infer_scalar_types(instrs: Iterable[Instr], known: dict[str, str]) -> dict[s
 
 
 def _index_names(o: Ref, seen: set[str], implicit: dict[str, str]) -> None:
-    """Add the names an element's index reads (not the array's) that are new to ``seen``."""
-    for name in o.names_read:
-        if name not in seen:
-            implicit[name] = "i64"
-            seen.add(name)
+    """Add the names an element's index reads (not the array's) that are new to ``seen``: those
+    of ``o.names_read``, read from the terms (the property makes a tuple for each part of each
+    index, about 10,000 instructions an element)."""
+    for i in o.index:
+        for name, _ in i.terms if type(i) is Affine else i.lo.terms + i.hi.terms:  # (a Slice)
+            if name not in seen:
+                implicit[name] = "i64"
+                seen.add(name)
 
 
 #: The bitwise operations, which have no f64 form (they never make a name f64).
