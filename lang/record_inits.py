@@ -5,28 +5,35 @@ start for the records it imports.
 ``frozen<n>(s0, ..)`` returns the ``__init__`` of a frozen record of n fields, which stores
 argument ``a<i>`` through the slot setter ``s<i>`` of its closure; ``mutable<n>`` is the
 ``__init__`` of a mutable record of n fields, which stores argument ``n<i>`` as attribute
-``n<i>``. :mod:`.frozen` renames the arguments and attributes to the fields' (``CodeType.replace``)
-and compiles the text of a template for more fields than these (:func:`text`) as the record is
-made. The templates below are the text :func:`source` writes (tests/test_frozen.py checks it).
+``n<i>``; ``making<n>(cls)`` returns the ``__init__`` of :func:`.frozen.maker`'s class for a
+frozen record ``cls`` of n fields, which stores as a mutable record's does and then makes the
+object a ``cls``. :mod:`.frozen` renames the arguments and attributes to the fields'
+(``CodeType.replace``) and compiles the text of a template for more fields than these
+(:func:`text`) as the record is made. The templates below are the text :func:`source` writes (tests/test_frozen.py checks it).
 """
 FIELDS = 13  # the most fields of a record of the toolchain
 
 
 def source(fields: int = FIELDS) -> str:
     """The text of the templates for up to ``fields`` fields."""
-    return "".join(text(kind, n) for kind in ("frozen", "mutable") for n in range(fields + 1))
+    return "".join(text(kind, n) for kind in ("frozen", "mutable", "making")
+                   for n in range(fields + 1))
 
 
 def text(kind: str, n: int) -> str:
-    """The text of template ``<kind><n>`` ("frozen" or "mutable")."""
+    """The text of template ``<kind><n>`` ("frozen", "mutable" or "making")."""
     if kind == "frozen":
         params = "".join(f", a{i}" for i in range(n))
         return (f"\n\ndef frozen{n}({', '.join(f's{i}' for i in range(n))}):\n"
                 f"    def __init__(self{params}):\n"
                 + _lines([f"s{i}(self, a{i})" for i in range(n)], 8) + "    return __init__\n")
     params = "".join(f", n{i}" for i in range(n))
-    return (f"\n\ndef mutable{n}(self{params}):\n"
-            + _lines([f"self.n{i} = n{i}" for i in range(n)], 4))
+    stores = [f"self.n{i} = n{i}" for i in range(n)]
+    if kind == "making":
+        return (f"\n\ndef making{n}(cls):\n"
+                f"    def __init__(self{params}):\n"
+                + _lines(stores, 8) + "        self.__class__ = cls\n    return __init__\n")
+    return f"\n\ndef mutable{n}(self{params}):\n" + _lines(stores, 4)
 
 
 def _lines(stores: list[str], indent: int) -> str:
@@ -191,3 +198,109 @@ def mutable13(self, n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12):
     self.n0 = n0; self.n1 = n1; self.n2 = n2; self.n3 = n3; self.n4 = n4; self.n5 = n5
     self.n6 = n6; self.n7 = n7; self.n8 = n8; self.n9 = n9; self.n10 = n10; self.n11 = n11
     self.n12 = n12
+
+
+def making0(cls):
+    def __init__(self):
+        pass
+        self.__class__ = cls
+    return __init__
+
+
+def making1(cls):
+    def __init__(self, n0):
+        self.n0 = n0
+        self.__class__ = cls
+    return __init__
+
+
+def making2(cls):
+    def __init__(self, n0, n1):
+        self.n0 = n0; self.n1 = n1
+        self.__class__ = cls
+    return __init__
+
+
+def making3(cls):
+    def __init__(self, n0, n1, n2):
+        self.n0 = n0; self.n1 = n1; self.n2 = n2
+        self.__class__ = cls
+    return __init__
+
+
+def making4(cls):
+    def __init__(self, n0, n1, n2, n3):
+        self.n0 = n0; self.n1 = n1; self.n2 = n2; self.n3 = n3
+        self.__class__ = cls
+    return __init__
+
+
+def making5(cls):
+    def __init__(self, n0, n1, n2, n3, n4):
+        self.n0 = n0; self.n1 = n1; self.n2 = n2; self.n3 = n3; self.n4 = n4
+        self.__class__ = cls
+    return __init__
+
+
+def making6(cls):
+    def __init__(self, n0, n1, n2, n3, n4, n5):
+        self.n0 = n0; self.n1 = n1; self.n2 = n2; self.n3 = n3; self.n4 = n4; self.n5 = n5
+        self.__class__ = cls
+    return __init__
+
+
+def making7(cls):
+    def __init__(self, n0, n1, n2, n3, n4, n5, n6):
+        self.n0 = n0; self.n1 = n1; self.n2 = n2; self.n3 = n3; self.n4 = n4; self.n5 = n5
+        self.n6 = n6
+        self.__class__ = cls
+    return __init__
+
+
+def making8(cls):
+    def __init__(self, n0, n1, n2, n3, n4, n5, n6, n7):
+        self.n0 = n0; self.n1 = n1; self.n2 = n2; self.n3 = n3; self.n4 = n4; self.n5 = n5
+        self.n6 = n6; self.n7 = n7
+        self.__class__ = cls
+    return __init__
+
+
+def making9(cls):
+    def __init__(self, n0, n1, n2, n3, n4, n5, n6, n7, n8):
+        self.n0 = n0; self.n1 = n1; self.n2 = n2; self.n3 = n3; self.n4 = n4; self.n5 = n5
+        self.n6 = n6; self.n7 = n7; self.n8 = n8
+        self.__class__ = cls
+    return __init__
+
+
+def making10(cls):
+    def __init__(self, n0, n1, n2, n3, n4, n5, n6, n7, n8, n9):
+        self.n0 = n0; self.n1 = n1; self.n2 = n2; self.n3 = n3; self.n4 = n4; self.n5 = n5
+        self.n6 = n6; self.n7 = n7; self.n8 = n8; self.n9 = n9
+        self.__class__ = cls
+    return __init__
+
+
+def making11(cls):
+    def __init__(self, n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10):
+        self.n0 = n0; self.n1 = n1; self.n2 = n2; self.n3 = n3; self.n4 = n4; self.n5 = n5
+        self.n6 = n6; self.n7 = n7; self.n8 = n8; self.n9 = n9; self.n10 = n10
+        self.__class__ = cls
+    return __init__
+
+
+def making12(cls):
+    def __init__(self, n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11):
+        self.n0 = n0; self.n1 = n1; self.n2 = n2; self.n3 = n3; self.n4 = n4; self.n5 = n5
+        self.n6 = n6; self.n7 = n7; self.n8 = n8; self.n9 = n9; self.n10 = n10; self.n11 = n11
+        self.__class__ = cls
+    return __init__
+
+
+def making13(cls):
+    def __init__(self, n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12):
+        self.n0 = n0; self.n1 = n1; self.n2 = n2; self.n3 = n3; self.n4 = n4; self.n5 = n5
+        self.n6 = n6; self.n7 = n7; self.n8 = n8; self.n9 = n9; self.n10 = n10; self.n11 = n11
+        self.n12 = n12
+        self.__class__ = cls
+    return __init__

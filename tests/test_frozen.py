@@ -13,7 +13,7 @@ import pytest
 from inca.compiler.incaq import ast
 from inca.lang.diagnostics import Loc, make_loc
 from inca.lang import record_inits
-from inca.lang.frozen import field, fields, frozen, is_record, packed, record, replace
+from inca.lang.frozen import field, fields, frozen, is_record, maker, packed, record, replace
 from inca.lang.program import Affine, Imm, Instr, Ref
 from inca.lang.tuple_model import Tuple, encode
 
@@ -111,6 +111,7 @@ def test_an_encoded_tuple_is_the_tuple_built_from_its_parts():
              Tuple(3, "JMP", Trigger("pc", 3, 3, 1), Entry(3, None, None, "CT_SET", Update.SET, 1), loc),
              Tuple(4, "END", Trigger("pc", 4, None, None), None))
     for ins, t, b in zip(instrs, encoded, built):
+        assert type(t) is Tuple  # (not the class encode makes it with)
         assert t.instr() is ins and operands(t) == operands(b) and t.instr() == b.instr()
         fresh = pickle.loads(pickle.dumps(t))  # (before its parts are made)
         assert fresh == t and fresh.loc == t.loc and repr(fresh) == repr(b)
@@ -375,7 +376,9 @@ def test_a_location_is_packed_and_pickles_as_itself():
 
 def test_the_init_templates_are_the_text_their_generator_writes():
     text = Path(record_inits.__file__).read_text(encoding="utf-8")
-    assert text.endswith(record_inits.source()) and text.count("\ndef frozen") == record_inits.FIELDS + 1
+    assert text.endswith(record_inits.source())
+    for kind in ("frozen", "mutable", "making"):
+        assert text.count(f"\ndef {kind}") == record_inits.FIELDS + 1
     # ... and cover every record of the toolchain
     import importlib
     import pkgutil
@@ -417,3 +420,51 @@ def test_records_of_up_to_the_templates_fields_are_made_without_a_compile(count,
                 cls(*args[:-1])
     with pytest.raises(TypeError, match="'self'"):
         record(type("_Self", (), {"__annotations__": {"self": "int"}}))
+
+
+@pytest.mark.parametrize("count", [0, 1, 5, 14])
+def test_a_maker_makes_the_record_its_class_makes(count):
+    names = [f"f{i}" for i in range(count)]
+    body = {"__annotations__": {n: "int" for n in names}, "__qualname__": "_Made"}
+    if count:
+        body[names[-1]] = -1
+    cls = frozen(type("_Made", (), body))
+    make = maker(cls)
+    assert maker(cls) is make  # made once
+    args = list(range(count - 1)) if count else []
+    made = make(*args)
+    assert type(made) is cls and made == cls(*args) and repr(made) == repr(cls(*args))
+    assert hash(made) == hash(cls(*args)) and copy.copy(made) == made
+    assert [getattr(made, n) for n in names] == args + ([-1] if count else [])
+    if count:
+        assert make(**{n: 7 for n in names}) == cls(*[7] * count)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(made, names[0], 1)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            delattr(made, names[0])
+    with pytest.raises(TypeError):
+        make(*args, 1, 2)
+
+
+def test_the_project_s_makers_make_its_nodes():
+    from inca.compiler.incaq import fast_exprs, fast_parser, lower
+
+    made = [fast_exprs._Name("x", None), fast_exprs._Num(1, False, None),
+            fast_exprs._Binary("+", 1, 2, None), fast_exprs._Compare("<", 1, 2, None),
+            fast_parser._Assign(1, 2, None), lower._instr("END")]
+    assert [type(m) for m in made] == [ast.Name, ast.Num, ast.Binary, ast.Compare, ast.Assign,
+                                       Instr]
+    assert made[-1] == Instr("END") and made[0] == ast.Name("x", None)
+    assert all(pickle.loads(pickle.dumps(m)) == m for m in made)
+
+
+def test_only_a_frozen_class_without_factories_has_a_maker():
+    plain = record(type("_Plain", (), {"__annotations__": {"a": "int"}}))
+    tupled = packed(type("_Tupled", (), {"__annotations__": {"a": "int"}}))
+    factory = frozen(type("_Factory", (), {"__annotations__": {"a": "list"},
+                                            "a": field(default_factory=list)}))
+    for cls in (plain, tupled, int):
+        with pytest.raises(TypeError, match="not a class of @frozen"):
+            maker(cls)
+    with pytest.raises(TypeError, match="default factory"):
+        maker(factory)

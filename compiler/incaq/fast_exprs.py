@@ -8,6 +8,7 @@ says why and how the locations are made.
 from __future__ import annotations
 
 from ...lang.diagnostics import Loc, make_loc
+from ...lang.frozen import maker
 from ...lang.isa import I64_MAX
 from ...lang.numbers import NumberError, parse_float, parse_int
 from . import ast
@@ -23,6 +24,11 @@ _PRECEDENCE = {
     "BAR": _BINARY, "CARET": 6, "AMP": 7, "SHL": 8, "SHR": 8, "PLUS": 9, "MINUS": 9,
     "STAR": 10, "SLASH": 10, "PERCENT": 10,
 }
+
+# The nodes made most, made by their makers (lang/frozen.py), which store fields in fewer
+# instructions than the nodes' own __init__
+_Name, _Num, _Binary, _Compare = (maker(ast.Name), maker(ast.Num), maker(ast.Binary),
+                                  maker(ast.Compare))
 
 #: An expression as the parse methods return it: (node, first token, last token, parse-tree
 #: height, chain links); see :mod:`.fast_parser`'s docstring.
@@ -87,7 +93,7 @@ class ExprParser:
                 raise BailOut from None
             self.numbers[text] = value
         col = self.cols[i]  # self.token(i), inline
-        return ast.Num(value, is_float, make_loc((self.name, self.lines[i], col, col + len(text))))
+        return _Num(value, is_float, make_loc((self.name, self.lines[i], col, col + len(text))))
 
     # -- expressions --
 
@@ -147,10 +153,10 @@ class ExprParser:
             loc = make_loc((self.name, line, self.cols[first], self.cols[last] + len(self.values[last])
                             if self.lines[last] == line else None))
             if power >= _BINARY:
-                node = ast.Binary(self.values[op], lnode, rnode, loc)
+                node = _Binary(self.values[op], lnode, rnode, loc)
                 chained = type(lnode) is ast.Binary
             elif power == _COMPARE:
-                node = ast.Compare(self.values[op], lnode, rnode, loc)
+                node = _Compare(self.values[op], lnode, rnode, loc)
                 if _PRECEDENCE.get(kinds[self.i]) == _COMPARE:
                     raise BailOut  # `a < b < c`: comparisons do not chain
                 chained = False
@@ -189,7 +195,7 @@ class ExprParser:
                 return self.call(first)
             self.i = first + 1
             name, col = self.values[first], self.cols[first]  # self.token(first), inline
-            return ast.Name(name, make_loc((self.name, self.lines[first], col, col + len(name)))), \
+            return _Name(name, make_loc((self.name, self.lines[first], col, col + len(name)))), \
                 first, first, 1, 0
         if kind == "INT" or kind == "FLOAT":
             self.i = first + 1

@@ -23,12 +23,14 @@ its left operand starts at 'a'. Hence expressions travel as ``(node, first, last
 from __future__ import annotations
 
 from ...lang.diagnostics import Loc, Source, make_loc
+from ...lang.frozen import maker
 from . import ast
-from .fast_exprs import TYPES, ExprParser
+from .fast_exprs import TYPES, ExprParser, _Name
 from .fast_lexer import BailOut, tokenize
 
 __all__ = ["BailOut", "parse_fast"]
 
+_Assign = maker(ast.Assign)  # (see fast_exprs.py)
 _SEPARATORS = frozenset({"_NL", "_SEMI"})
 _ROLES = frozenset({"INPUT", "OUTPUT", "INOUT"})
 # Tokens that start an expression (after `return`, an expression follows exactly when one of them
@@ -282,14 +284,14 @@ class _Parser(ExprParser):
         if after == "EQUAL":  # ?target: NAME -> name
             self.i = i + 2
             name, col = self.values[i], self.cols[i]  # self.token(i), inline
-            target, th = ast.Name(name, make_loc((self.name, self.lines[i], col, col + len(name)))), 1
+            target, th = _Name(name, make_loc((self.name, self.lines[i], col, col + len(name)))), 1
         elif after == "LSQB":  # ?target: NAME ("[" expr "]")+ -> index
             target, _, _, th, _ = self.index(i)
             self.expect("EQUAL")
         else:
             raise BailOut
         value, _, last, h, _ = self.expr()
-        return ast.Assign(target, value, self.span(i, last)), (th if th > h else h) + 1
+        return _Assign(target, value, self.span(i, last)), (th if th > h else h) + 1
 
     def if_stmt(self) -> tuple[ast.If, int]:
         """if_stmt: "if" expr "then" block ["else" (block | if_stmt)]"""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 
 from ...lang.diagnostics import Loc
-from ...lang.frozen import record
+from ...lang.frozen import maker, record
 from ...lang.inference import infer_scalar_types
 from ...lang.program import Affine, Decl, Imm, Instr, Operand, Program, Ref
 from .ast import (Assign, Binary, BoolOp, Break, Call, Compare, Continue, DoWhile, For, If, Index,
@@ -27,6 +27,7 @@ from .lower_flow import NEGATED, FlowLowering
 
 ALU = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "&": "AND", "|": "OR",
        "^": "XOR", "<<": "SHL", ">>": "SHR", "min": "MIN", "max": "MAX"}
+_instr = maker(Instr)  # Instr(...), in fewer instructions (one for each of a kernel's)
 REL = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
 
 
@@ -96,7 +97,7 @@ class Lowerer(FlowLowering):
         """Append one instruction (a jump's target is resolved, and its instruction made, at the
         end)."""
         if target is None:
-            self.items.append(Instr(op, dest, src, None, self.loc))
+            self.items.append(_instr(op, dest, src, None, self.loc))
         else:
             self.jumps.append(len(self.items))
             self.items.append((op, dest, src, target, self.loc))
@@ -439,7 +440,7 @@ class Lowerer(FlowLowering):
             op, dest, src, target, loc = instrs[n]
             if target.at is None:
                 raise ValueError(f"a jump to label {target.name!r}, which was never placed")
-            instrs[n] = Instr(op, dest, src, target.at, loc)
+            instrs[n] = _instr(op, dest, src, target.at, loc)
         return Program(self.decls(instrs), tuple(instrs), (), self.name)
 
     def after_end(self) -> None:
