@@ -33,7 +33,6 @@ _TOKEN = (r"(?:[A-Za-z_][A-Za-z0-9_]*"
           r"|0[xX][0-9a-fA-F]+|[0-9]+)")
 _PIECE = re.compile(_BLANKS + r"(?:" + _TOKEN + r"|\Z|.)")
 _LEAD = re.compile(_BLANKS)
-_ONE = re.compile(_TOKEN)  # a word that is one token (most words)
 
 # lark's names for the punctuation terminals, and keywords by their text ('while' -> WHILE)
 _OPS = {
@@ -174,10 +173,9 @@ def _word(word: str) -> tuple[str | None, str | None, int, tuple | None]:
     nothing of the layout (``kind`` and ``value`` are that token's), _COMMENT for a word in
     which a comment starts, else :func:`_parts`."""
     size = len(word) + 1
-    one = _ONE.match(word)  # the first token, as _PIECE takes it (the first alternative to match)
-    if one is not None and one.end() == len(word):
-        kind = _kind(word)
-        if kind not in _BRACKETS and kind not in _TAKING_BACK:
+    if _PIECE.match(word).end() == len(word):  # one piece: no blank or comment before a token
+        kind = _kind(word)  # (_OTHER for a piece of blanks or a comment, or another character)
+        if kind is not _OTHER and kind not in _BRACKETS and kind not in _TAKING_BACK:
             return kind, word, size, None
     if "#" in word:
         return None, None, size, _COMMENT
