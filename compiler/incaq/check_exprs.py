@@ -9,6 +9,7 @@ from __future__ import annotations
 from operator import is_ as _is
 
 from ...lang.diagnostics import did_you_mean
+from ...lang.frozen import maker
 from ...lang.isa import I64_MAX, I64_MIN
 from .ast import Binary, BoolOp, Call, Compare, Expr, IfExpr, Index, Name, Not, Num, Unary
 from .checked import Scope, Seq, Sym
@@ -16,6 +17,7 @@ from .flow import NUMBERS
 from .modules import BUILTINS, calls_in
 
 BITWISE = {"&", "|", "^", "<<", ">>"}
+_Num = maker(Num)  # (lang/frozen.py: in fewer instructions; one for each use of a param)
 
 
 class Expressions:
@@ -141,7 +143,7 @@ class Expressions:
             self.error(e, f"'{n}' is not defined{where}", hint)
             return [], None, "i64"
         if sym.kind == "param":
-            return [], Num(sym.value, False, e.loc), "i64"
+            return [], _Num(sym.value, False, e.loc), "i64"
         self.error(e, f"'{n}' is an array; use an element such as {n}[i]")
         return [], None, sym.dtype
 

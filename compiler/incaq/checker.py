@@ -15,7 +15,7 @@ import math
 from operator import is_ as _is
 
 from ...lang.diagnostics import Diagnostic, DiagnosticError, Source, did_you_mean
-from ...lang.frozen import replace
+from ...lang.frozen import maker, replace
 from ...lang.isa import I64_MAX, I64_MIN
 from .ast import (Assign, Break, Call, CallStmt, Continue, DoWhile, For, Func, If, Index, Loop,
                   Module, Name, Num, Param, Return, Stmt, Table, TypeRef, Unary, Use, VarDecl, While,
@@ -27,9 +27,7 @@ from .inliner import Inliner
 from .modules import BUILTINS, ModuleLoader, calls_in
 from .params import ParamError, evaluate
 
-#: Blocks may nest this deep, counting the bodies of inlined functions: about what the parser
-#: allows in one file, and far enough inside Python's recursion limit for the later passes.
-
+_Name, _For = maker(Name), maker(For)  # (lang/frozen.py: in fewer instructions; one of each a loop)
 
 
 class Checker(ModuleLoader, Inliner, Flow, Expressions):
@@ -272,13 +270,13 @@ class Checker(ModuleLoader, Inliner, Flow, Expressions):
                 if pre_hi or (hi_c is not None and calls_in(hi) - BUILTINS.keys()):
                     self.error(hi, "the bound of a for loop cannot call a function",
                                "compute it into a scalar before the loop")
-                var = self.target(Name(v, s.loc), scope, "i64")
+                var = self.target(_Name(v, s.loc), scope, "i64")
                 body = self.loop_block(b, scope, ctx)
                 if var is None or lo_c is None or hi_c is None:
                     return []
                 if self.symbols[var.id].dtype != "i64":
                     self.error(s, f"loop variable '{v}' must be i64")
-                return pre_lo + [For(var.id, lo_c, hi_c, tuple(body), s.loc)]
+                return pre_lo + [_For(var.id, lo_c, hi_c, tuple(body), s.loc)]
             case Return(value=v):
                 return self.ret(s, v, scope, ctx)
             case VarDecl():

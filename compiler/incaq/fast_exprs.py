@@ -27,8 +27,8 @@ _PRECEDENCE = {
 
 # The nodes made most, made by their makers (lang/frozen.py), which store fields in fewer
 # instructions than the nodes' own __init__
-_Name, _Num, _Binary, _Compare = (maker(ast.Name), maker(ast.Num), maker(ast.Binary),
-                                  maker(ast.Compare))
+_Name, _Num, _Binary, _Compare, _Index = (maker(ast.Name), maker(ast.Num), maker(ast.Binary),
+                                          maker(ast.Compare), maker(ast.Index))
 
 #: An expression as the parse methods return it: (node, first token, last token, parse-tree
 #: height, chain links); see :mod:`.fast_parser`'s docstring.
@@ -220,7 +220,7 @@ class ExprParser:
             indices.append(index)
             h = ih if ih > h else h
             last = self.expect("RSQB")
-        return (ast.Index(self.values[name], tuple(indices), self.span(name, last)), name, last,
+        return (_Index(self.values[name], tuple(indices), self.span(name, last)), name, last,
                 h + 1, 0)
 
     def call(self, callee: int) -> Parsed:

@@ -30,7 +30,8 @@ from .fast_lexer import BailOut, tokenize
 
 __all__ = ["BailOut", "parse_fast"]
 
-_Assign = maker(ast.Assign)  # (see fast_exprs.py)
+_Assign, _For, _If, _While = (maker(ast.Assign), maker(ast.For), maker(ast.If),
+                              maker(ast.While))  # (see fast_exprs.py)
 _SEPARATORS = frozenset({"_NL", "_SEMI"})
 _ROLES = frozenset({"INPUT", "OUTPUT", "INOUT"})
 # Tokens that start an expression (after `return`, an expression follows exactly when one of them
@@ -233,7 +234,7 @@ class _Parser(ExprParser):
             cond, _, _, ch, _ = self.expr()
             self.expect("DO")
             body, bh = self.block()
-            return ast.While(cond, body, self.token(i)), max(ch, bh) + 1
+            return _While(cond, body, self.token(i)), max(ch, bh) + 1
         if kind == "IF":
             return self.if_stmt()
         if kind == "FOR":  # for_stmt: "for" NAME "in" expr ".." expr "do" block
@@ -245,7 +246,7 @@ class _Parser(ExprParser):
             hi, _, _, hh, _ = self.expr()
             self.expect("DO")
             body, bh = self.block()
-            return ast.For(self.values[var], lo, hi, body, self.token(i)), max(lh, hh, bh) + 1
+            return _For(self.values[var], lo, hi, body, self.token(i)), max(lh, hh, bh) + 1
         if kind == "RETURN":  # return_stmt: "return" [expr]
             self.i += 1
             if self.kinds[self.i] not in _EXPR_START:
@@ -313,4 +314,4 @@ class _Parser(ExprParser):
                 orelse = (inner,)
             else:
                 raise BailOut
-        return ast.If(cond, then, orelse, self.token(i)), max(ch, th, oh) + 1
+        return _If(cond, then, orelse, self.token(i)), max(ch, th, oh) + 1

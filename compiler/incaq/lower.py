@@ -27,7 +27,11 @@ from .lower_flow import NEGATED, FlowLowering
 
 ALU = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "&": "AND", "|": "OR",
        "^": "XOR", "<<": "SHL", ">>": "SHR", "min": "MIN", "max": "MAX"}
-_instr = maker(Instr)  # Instr(...), in fewer instructions (one for each of a kernel's)
+# What makes the records made most (lang/frozen.py's makers): an instruction for each of a
+# kernel's, an element operand for each element written, a loop's nodes for each loop
+_instr, _Ref, _Affine = maker(Instr), maker(Ref), maker(Affine)
+_Name, _Num, _Binary, _Compare, _Assign = (maker(Name), maker(Num), maker(Binary), maker(Compare),
+                                           maker(Assign))
 REL = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
 
 
@@ -145,9 +149,9 @@ class Lowerer(FlowLowering):
         """An index expression as fire-time addressing, if it is affine in i64 scalars."""
         match e:
             case Num(value=v, is_float=False):
-                return Affine(int(v))
+                return _Affine(int(v))
             case Name(id=n) if self.syms[n].dtype == "i64":
-                return Affine(0, ((n, 1),))
+                return _Affine(0, ((n, 1),))
             case Unary(op="-", operand=x):
                 a = self.affine(x)
                 return a.scale(-1) if a is not None else None
@@ -183,9 +187,9 @@ class Lowerer(FlowLowering):
             if a is None:
                 t = self.new_temp("i64")
                 self.eval_into(i, t)
-                a = Affine(0, ((t.name, 1),))
+                a = _Affine(0, ((t.name, 1),))
             index.append(a)
-        return Ref(e.base, tuple(index), self.loc)
+        return _Ref(e.base, tuple(index), self.loc)
 
     def in_place(self, e) -> Ref | None:
         """With --clobber: compute ``X[idx] OP b`` into X[idx] itself, if X may be clobbered."""
@@ -389,10 +393,10 @@ class Lowerer(FlowLowering):
                     self.stmts(o)
                 self.mark(end)
             case For(var=v, lo=lo, hi=hi, body=b):
-                var = Name(v, s.loc)
-                self.assign(Assign(var, lo, s.loc))
-                step = Assign(var, Binary("+", var, Num(1, False, s.loc), s.loc), s.loc)
-                self.while_loop(Compare("<", var, hi, s.loc), b, (step,), s.loc)
+                var = _Name(v, s.loc)
+                self.assign(_Assign(var, lo, s.loc))
+                step = _Assign(var, _Binary("+", var, _Num(1, False, s.loc), s.loc), s.loc)
+                self.while_loop(_Compare("<", var, hi, s.loc), b, (step,), s.loc)
             case Jump(label=name):
                 self.loc = s.loc
                 self.emit("JMP", target=self.marks.setdefault(name, _Label(name)))
