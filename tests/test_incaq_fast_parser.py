@@ -58,10 +58,13 @@ def fast_or_none(text: str) -> ast.Module | None:
         return None
 
 
-def agree(text: str) -> str:
+def agree(text: str, tokens: bool = True) -> str:
     """Check that the fast path agrees with the lark path on ``text``: "same" (both built one
     tree), "bailed" (the fast path gave up; the lark path built a tree) or "rejected" (the lark
-    path reported errors, and the fast path gave up, so parse() reports the same)."""
+    path reported errors, and the fast path gave up, so parse() reports the same). With
+    ``tokens``, the tokens are compared first (:func:`tokens_agree`)."""
+    if tokens:
+        tokens_agree(text)
     fast = fast_or_none(text)
     try:
         slow = parse_lark(Source("t.incaq", text))
@@ -129,11 +132,6 @@ def _test_strings() -> list[str]:
     return sorted(found)
 
 
-def test_every_string_of_the_tests_lexes_alike():
-    for text in _test_strings():
-        tokens_agree(text)
-
-
 @pytest.mark.parametrize("text", [
     "", "\n", "  \t", "x\r\ny", "x\r", "x\r\r\ny", "\tx =\t1  \t# c\t d  \n  y", "x = 1 # c\ry",
     "a#b c\n", "x  =   a[ 1 ]\t\n", "é", "x = 1.5.2", "0x 0x1F 1e5 1.e5 1..2", "x\x0by", "x\x85",
@@ -143,15 +141,11 @@ def test_corners_lex_alike(text):
     tokens_agree(text)
 
 
-@SETTINGS
-@given(edited(grammar_texts()))
-def test_edited_texts_of_every_rule_lex_alike(text):
-    tokens_agree(text)
-
-
 def test_every_string_of_the_tests_parses_alike():
     # INCA-Q programs and fragments (valid or not), INCA-A, messages...: about 2,800 texts
-    outcomes = [agree(text) for text in _test_strings()]
+    # (the tokens not compared: lark's lexer takes 5 s over these, and the trees and their
+    # locations differ where tokens would)
+    outcomes = [agree(text, tokens=False) for text in _test_strings()]
     assert outcomes.count("same") > 300 and "bailed" not in outcomes
 
 
