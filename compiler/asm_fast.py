@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from ..lang.diagnostics import Source
-from ..lang.frozen import frozen
+from ..lang.frozen import frozen, maker
 from ..lang.isa import I64_MAX, I64_MIN, Form, lookup
 from ..lang.numbers import NumberError, parse_float
 from ..lang.program import Affine, Imm, Instr, Operand, Ref, Slice
@@ -112,6 +112,8 @@ class FastDirective:
 
 
 Scanned = tuple[int | None, int, tuple[str, int] | None, FastLine | FastDirective]
+# What makes the records made for each line (lang/frozen.py's makers: fewer instructions)
+_FastLine, _Instr, _Ref, _Imm = maker(FastLine), maker(Instr), maker(Ref), maker(Imm)
 
 
 def scan(text: str, well_formed: set[str]) -> Scanned | None:
@@ -141,7 +143,7 @@ def scan(text: str, well_formed: set[str]) -> Scanned | None:
         end = operands[-1][2] - 1
     lineno = int(m.group(1)) if m.group(1) else None
     label = (m.group(2), m.start(2) + 1) if m.group(2) else None
-    line = FastLine(text, mnemonic, m.start(3) + 1, tuple(operands), end + 1)
+    line = _FastLine(text, mnemonic, m.start(3) + 1, tuple(operands), end + 1)
     return lineno, m.start(1) + 1 if lineno is not None else 1, label, line
 
 
@@ -214,8 +216,8 @@ class Builder:
         kind, value = shape
         loc = self.src.loc(n, col, end)
         if kind == "ref":
-            return Ref(*value, loc)
-        return Imm(value, kind, loc)
+            return _Ref(*value, loc)
+        return _Imm(value, kind, loc)
 
     def shape(self, text: str) -> tuple[str, object]:
         """``("i64", int)``, ``("f64", float)`` or ``("ref", (name, indices))``."""
@@ -258,17 +260,17 @@ class Builder:
         loc = self.src.loc(n, line.col, line.col + len(line.mnemonic))
         count = len(ops)
         if form is _NONE and count == 0:
-            return Instr(op, loc=loc)
+            return _Instr(op, loc=loc)
         if form is _JUMP and count == 1:
-            return Instr(op, target=self.target(ops[0][0], labels), loc=loc)
+            return _Instr(op, target=self.target(ops[0][0], labels), loc=loc)
         if form is _BRANCH and count == 2:
-            return Instr(op, dest=self.dest(ops[0], n), target=self.target(ops[1][0], labels), loc=loc)
+            return _Instr(op, dest=self.dest(ops[0], n), target=self.target(ops[1][0], labels), loc=loc)
         if form is _MOVE and count == 2 or form is _BINARY and count in (2, 3):
             dest = self.dest(ops[0], n)
             if count == 3 and self.operand(ops[1][0], n, ops[1][1], ops[1][2]) != dest:
                 raise Unrecognised
             text, col, end = ops[-1]
-            return Instr(op, dest=dest, src=self.operand(text, n, col, end), loc=loc)
+            return _Instr(op, dest=dest, src=self.operand(text, n, col, end), loc=loc)
         raise Unrecognised
 
     def dest(self, op: tuple[str, int, int], n: int) -> Ref:

@@ -60,15 +60,16 @@ def check_program(decls: dict[str, Decl], instrs: Iterable[Instr], make: MakeDia
     count = len(instrs) if count is None else count
     out: list[Diagnostic] = []
     # The shapes of the references checked without error; unrolled code repeats them (a Ref's
-    # equality and hash leave out its location, which only an error would need).
-    valid: dict[Ref, tuple[int, ...]] = {}
+    # equality and hash leave out its location, which only an error would need). A scalar's key
+    # is its name: a string hashes in C, a Ref through its own __hash__.
+    valid: dict[Ref | str, tuple[int, ...]] = {}
     for ins in instrs:
         out.extend(_check_instr(ins, decls, count, make, valid))
     return out
 
 
 def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag,
-                 valid: dict[Ref, tuple[int, ...]]) -> list[Diagnostic]:
+                 valid: dict[Ref | str, tuple[int, ...]]) -> list[Diagnostic]:
     spec = OPCODES[ins.op]
     out: list[Diagnostic] = []
     loc = ins.loc
@@ -78,12 +79,16 @@ def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag,
                             f"targets run from 1 to {count}"))
     shapes: list[tuple[int, ...] | None] = []  # of the destination and the source
     for op in (ins.dest, ins.src):
-        shape = valid.get(op) if isinstance(op, Ref) else ()
-        if shape is None:
-            errors = _check_ref(op, decls, loc, make)
-            out.extend(errors)
-            if not errors:
-                shape = valid[op] = operand_shape(op, decls)
+        if type(op) is Ref:  # (an operand is a Ref, an Imm or None; neither has subclasses)
+            key = op if op.index else op.name
+            shape = valid.get(key)
+            if shape is None:
+                errors = _check_ref(op, decls, loc, make)
+                out.extend(errors)
+                if not errors:
+                    shape = valid[key] = operand_shape(op, decls)
+        else:
+            shape = ()
         shapes.append(shape)
     if out or spec.form in (Form.JUMP, Form.NONE):
         return out

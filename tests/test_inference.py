@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from inca.lang.inference import infer_scalar_types
 from inca.lang.isa import OPCODES
-from inca.lang.program import Affine, Imm, Instr, Ref
+from inca.lang.program import Affine, Imm, Instr, Ref, Slice
 
 
 def fixpoint(instrs: list[Instr], known: dict[str, str]) -> dict[str, str]:
@@ -39,6 +39,9 @@ NAMES = st.sampled_from(["a", "b", "c", "d", "e", "X", "Y"])
 OPERANDS = st.one_of(
     NAMES.map(Ref),
     st.tuples(NAMES, NAMES).map(lambda t: Ref(t[0], (Affine.of(0, **{t[1]: 1}),))),
+    st.tuples(NAMES, NAMES, NAMES).map(  # a constant, two names and a slice's bounds
+        lambda t: Ref(t[0], (Affine(2), Affine.of(1, **{t[1]: 2, t[2]: 1}),
+                             Slice(Affine.of(0, **{t[2]: 1}), Affine.of(4, **{t[2]: 1}))))),
     st.sampled_from([Imm(1, "i64"), Imm(1.5, "f64")]))
 INSTRS = st.builds(lambda op, d, s: Instr(op, d, s), st.sampled_from(["PUTL", "ADD", "AND", "LT", "MAX"]),
                    st.one_of(NAMES.map(Ref), OPERANDS.filter(lambda o: isinstance(o, Ref))), OPERANDS)
@@ -50,6 +53,13 @@ def test_inference_is_the_fixpoint(instrs):
     known = {"X": "f64", "Y": "i64"}
     got, want = infer_scalar_types(instrs, known), fixpoint(instrs, known)
     assert got == want and list(got) == list(want)  # the same types, declared in the same order
+
+
+def test_the_names_an_element_reads_are_its_indices_in_order():
+    ref = Ref("A", (Affine(3), Affine(1, (("i", 2), ("j", -1))),
+                    Slice(Affine(0, (("k", 1),)), Affine(4, (("k", 1),)))))
+    assert ref.names_read == ("i", "j", "k", "k") and Ref("x").names_read == ()
+    assert Ref("B", (Slice(Affine(0), Affine(8)),)).names_read == ()
 
 
 class _Counted(Instr):
