@@ -21,13 +21,21 @@ of the large size made a ratio look superlinear.
     (``from_json``, every check included) at 10,000 and 100,000 tuples; the load of 100,000 has a
     target of its own, 1.4 s (ten times faster than the first loader's 14 s);
 (d) loading the tuple JSON of a program in which no instruction repeats (the program of (a)
-    repeats its few hundred distinct instructions, and the loader checks each distinct one once).
+    repeats its few hundred distinct instructions, and the loader checks each distinct one once);
+(e) with ``--baseline DIR`` (a checkout of another commit, e.g. ``git archive 04d2d84^ | tar -x -C
+    DIR``, the assembler before issue 9's work), assembling (a)'s programs by that code and this
+    code in child processes, in turn, ``--rounds`` times, and the speed-up of each round at
+    100,000 lines against 10 (issue 9: "at least 10x faster"); with ``--instructions`` too (needs
+    valgrind), the instructions of assembling 10,000 lines by each, counted as bench_compile.py
+    counts a compilation (a run that assembles less one that stops before it).
 """
 from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import pstats
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,7 +43,8 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_compile import generated  # noqa: E402  (the same INCA-Q program as bench_compile)
+from bench_compile import baseline_package, generated  # noqa: E402  (bench_compile's program)
+from instructions import count as instructions_of, require_valgrind  # noqa: E402
 
 from inca.compiler.assembler import assemble_text  # noqa: E402
 from inca.compiler.incaq.pipeline import compile_source  # noqa: E402
@@ -94,12 +103,87 @@ def ratio(what: str, small: float, large: float) -> None:
     print(f"{what:<34} {r:8.2f}    {'ok' if r <= TARGET_RATIO else 'MISSED'} (target {TARGET_RATIO:g})")
 
 
+TARGET_SPEEDUP = 10.0  # issue 9: assembling 100,000 lines, against the assembler before it
+
+# A child's work for (e): generate (a)'s program of argv[1] lines and assemble it (with argv[2]
+# "skip", only start, import, warm up and generate it) with whatever ``inca`` it imports, and
+# print the CPU seconds as JSON.
+_CHILD = """
+import json, sys, time
+sys.path.insert(0, {bench!r})
+from bench_scale import incaa
+from inca.compiler.assembler import assemble_text
+assemble_text(incaa(8), "warm.incaa")
+text = incaa(int(sys.argv[1]))
+start = time.process_time()
+if sys.argv[2] == "run":
+    assemble_text(text, "scale.incaa")
+print(json.dumps(time.process_time() - start))
+"""
+
+
+def _child(lines: int, run: bool = True) -> list[str]:
+    """The command of a child of (e) (its ``inca`` is the package its environment names)."""
+    return [sys.executable, "-S", "-c", _CHILD.format(bench=str(Path(__file__).resolve().parent)),
+            str(lines), "run" if run else "skip"]
+
+
+def child_seconds(tree: Path, lines: int) -> float:
+    """CPU seconds of assembling ``lines`` lines by the code of ``tree`` in a child process."""
+    with baseline_package(tree) as (_, env):
+        proc = subprocess.run(_child(lines), capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        sys.exit(f"assembling by {tree} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout)
+
+
+def child_instructions(tree: Path, lines: int) -> int:
+    """Instructions of assembling ``lines`` lines by the code of ``tree``: a child that assembles
+    less one that does not, each counted after a run not counted (bytecode compiled once)."""
+    counts = []
+    with baseline_package(tree) as (_, env):
+        for run in (True, False):
+            subprocess.run(_child(lines, run), capture_output=True, env=env)
+            got, proc = instructions_of(_child(lines, run), env)
+            if got is None:
+                sys.exit(f"valgrind on {tree} failed:\n{proc.stderr.decode()[-2000:]}")
+            counts.append(got)
+    return counts[0] - counts[1]
+
+
+def against_baseline(baseline: Path, rounds: int, instructions: bool) -> None:
+    """Figure (e): assembling by the baseline's code and this repository's, in turn."""
+    here = Path(__file__).resolve().parents[1]
+    ratios = []
+    for n in (10_000, 100_000):
+        mine, base = float("inf"), float("inf")
+        for _ in range(rounds):
+            b, m = child_seconds(baseline, n), child_seconds(here, n)
+            base, mine = min(base, b), min(mine, m)
+            if n == 100_000:
+                ratios.append(b / m)
+        print(f"{'assemble ' + format(n, ',') + ' lines, children':<34} {mine:8.3f} s  baseline "
+              f"{base:.3f} s: {base / mine:.2f}x")
+    print(f"{'  each round at 100,000 lines':<34} " + " ".join(f"{r:.2f}x" for r in sorted(ratios))
+          + f" (target {TARGET_SPEEDUP:g}x)")
+    if instructions:
+        require_valgrind()
+        mine, base = child_instructions(here, 10_000), child_instructions(baseline, 10_000)
+        print(f"{'instructions, assemble 10,000':<34} {mine / 1e6:9,.1f} M  baseline "
+              f"{base / 1e6:,.1f} M: {base / mine:.2f}x fewer")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per small figure; the best is shown")
     ap.add_argument("--large-runs", type=int, default=2, help="runs per large (10x) figure")
     ap.add_argument("--profile", action="store_true",
                     help="print a cProfile of the 100,000-tuple JSON load")
+    ap.add_argument("--baseline", type=Path, metavar="DIR",
+                    help="also assemble by the code of the checkout DIR, in turn with this code")
+    ap.add_argument("--rounds", type=int, default=2, help="rounds of --baseline (default 2)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="with --baseline, also count both assemblers' instructions (valgrind)")
     args = ap.parse_args(argv)
     print(f"python {sys.version.split()[0]}, CPU seconds, best of {args.runs} runs (large sizes: "
           f"{args.large_runs})")
@@ -150,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         prof = cProfile.Profile()
         prof.runcall(from_json, text, "scale.tuples.json")
         pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+    if args.baseline is not None:
+        against_baseline(args.baseline, args.rounds, args.instructions)
     return 0
 
 
