@@ -79,7 +79,7 @@ def _check_instr(ins: Instr, decls: dict[str, Decl], count: int, make: MakeDiag,
                             f"targets run from 1 to {count}"))
     shapes: list[tuple[int, ...] | None] = []  # of the destination and the source
     for op in (ins.dest, ins.src):
-        if type(op) is Ref:  # (an operand is a Ref, an Imm or None; neither has subclasses)
+        if type(op) is Ref:  # (an operand is a Ref, an Imm or None: never of a subclass)
             key = op if op.index else op.name
             shape = valid.get(key)
             if shape is None:

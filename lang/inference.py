@@ -17,7 +17,7 @@ def infer_scalar_types(instrs: Iterable[Instr], known: dict[str, str]) -> dict[s
     instrs = tuple(instrs)
     implicit: dict[str, str] = {}
     seen = set(known)  # the names known or found so far: most operands need one lookup
-    ref = Ref  # (operands are Ref or Imm; neither type has subclasses)
+    ref = Ref  # (an operand is a Ref or an Imm, never of a subclass)
     for ins in instrs:
         # the destination, then the source: a tuple of the two for each instruction and a loop
         # over it took a third of the scan

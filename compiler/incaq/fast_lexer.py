@@ -55,8 +55,8 @@ _STATEMENT_BOUNDARY = frozenset({"_NL", "_SEMI", "LBRACE", "RBRACE"})
 # token that may take back the line break emitted before it.
 _PLAIN, _BRACKET, _TAKES_BACK = range(3)
 _TAKING_BACK = frozenset({"ELSE", "WHILE"})
-# The parts of a word in which a comment starts: the rest of its line is split whole.
-_COMMENT = ()
+# The kind _word gives a word in which a comment starts: the rest of its line is split whole.
+_COMMENT = "comment"
 
 
 @frozen
@@ -126,7 +126,7 @@ def tokenize(text: str) -> Tokens:
                 cols.append(col)
                 col += size
                 continue
-            rest = parts is _COMMENT
+            rest = kind is _COMMENT
             if rest:
                 parts = _parts(row[col - 1:])
             for kind, value, offset, role in parts:
@@ -170,15 +170,15 @@ def tokenize(text: str) -> Tokens:
 def _word(word: str) -> tuple[str | None, str | None, int, tuple | None]:
     """``(kind, value, size, parts)`` of a word (text without a space or line break): ``size`` is
     its length and the space after it; ``parts`` is None for a word that is one token asking
-    nothing of the layout (``kind`` and ``value`` are that token's), _COMMENT for a word in
-    which a comment starts, else :func:`_parts`."""
+    nothing of the layout (``kind`` and ``value`` are that token's), else :func:`_parts` (kind
+    None), or for a word in which a comment starts, none (kind _COMMENT)."""
     size = len(word) + 1
     if _PIECE.match(word).end() == len(word):  # one piece: no blank or comment before a token
         kind = _kind(word)  # (_OTHER for a piece of blanks or a comment, or another character)
         if kind is not _OTHER and kind not in _BRACKETS and kind not in _TAKING_BACK:
             return kind, word, size, None
     if "#" in word:
-        return None, None, size, _COMMENT
+        return _COMMENT, None, size, ()
     return None, None, size, _parts(word)
 
 

@@ -27,12 +27,12 @@ from .lower_flow import NEGATED, FlowLowering
 
 ALU = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "&": "AND", "|": "OR",
        "^": "XOR", "<<": "SHL", ">>": "SHR", "min": "MIN", "max": "MAX"}
+REL = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
 # What makes the records made most (lang/frozen.py's makers): an instruction for each of a
 # kernel's, an element operand for each element written, a loop's nodes for each loop
-_instr, _Ref, _Affine = maker(Instr), maker(Ref), maker(Affine)
+_Instr, _Ref, _Affine = maker(Instr), maker(Ref), maker(Affine)
 _Name, _Num, _Binary, _Compare, _Assign = (maker(Name), maker(Num), maker(Binary), maker(Compare),
                                            maker(Assign))
-REL = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
 
 
 @record(eq=False)
@@ -101,7 +101,7 @@ class Lowerer(FlowLowering):
         """Append one instruction (a jump's target is resolved, and its instruction made, at the
         end)."""
         if target is None:
-            self.items.append(_instr(op, dest, src, None, self.loc))
+            self.items.append(_Instr(op, dest, src, None, self.loc))
         else:
             self.jumps.append(len(self.items))
             self.items.append((op, dest, src, target, self.loc))
@@ -444,7 +444,7 @@ class Lowerer(FlowLowering):
             op, dest, src, target, loc = instrs[n]
             if target.at is None:
                 raise ValueError(f"a jump to label {target.name!r}, which was never placed")
-            instrs[n] = _instr(op, dest, src, target.at, loc)
+            instrs[n] = _Instr(op, dest, src, target.at, loc)
         return Program(self.decls(instrs), tuple(instrs), (), self.name)
 
     def after_end(self) -> None:
