@@ -122,7 +122,7 @@ def frozen(cls: T) -> T:
         # as much again as making it. __init__ stores through the slots' setters, which exist
         # only then: its closure's cells are filled after.
         cells = [CellType() for _ in names]
-        init = _make_init(names, tuple(f.default for f in fs if f.default is not MISSING),
+        init = _make_init(names, _defaults(fs),
                           cells, f"{qualname}.__init__")
         body.update(_extras(qualname, body["__module__"], fs, init, own, _STUBS))
     body["__setattr__"] = refuse_assignment
@@ -163,11 +163,9 @@ def maker(cls: type[R]) -> Callable[..., R]:
         raise TypeError(f"maker: {cls.__name__} has a field with a default factory")
     names = tuple(f.name for f in fs)
     init = _template("making", len(names))(cls)
-    code = init.__code__
-    init.__code__ = code.replace(
-        co_varnames=("self", *names) + code.co_varnames[len(names) + 1:],
-        co_names=(*names, "__class__"), co_qualname=f"{cls.__qualname__}.__maker__.__init__")
-    init.__defaults__ = tuple(f.default for f in fs if f.default is not MISSING) or None
+    init.__code__ = _renamed(init.__code__, names, f"{cls.__qualname__}.__maker__.__init__",
+                             co_names=(*names, "__class__"))
+    init.__defaults__ = _defaults(fs)
     # object's own __setattr__ and __delattr__ (both: either alone leaves Python's slot that calls
     # the methods, which refuses nothing but costs a lookup and a call each store)
     made = type(cls)(cls.__name__, (cls,), {
@@ -203,7 +201,7 @@ def packed(cls: T) -> T:
     scope: dict = {"__make": tuple.__new__}
     exec(f"def __new__(cls, {params}):\n    return __make(cls, ({fields_tuple}))\n", scope)
     new = scope["__new__"]
-    new.__defaults__ = tuple(f.default for f in fs if f.default is not MISSING) or None
+    new.__defaults__ = _defaults(fs)
     body.update(_extras(qualname, body["__module__"], fs, new, own, {"__repr__": _repr}))
     for name, method in _PACKED.items():
         if name not in own:
@@ -259,11 +257,9 @@ def record(cls: T | None = None, /, *, eq: bool = True):
     if all(f.default_factory is MISSING for f in fs):
         if "self" in names:
             raise TypeError(f"@record: {cls.__qualname__} has a field named 'self'")
-        template = _template("mutable", len(fs)).__code__
-        code = template.replace(co_varnames=("self", *names) + template.co_varnames[len(fs) + 1:],
-                                co_names=names, co_qualname=f"{cls.__qualname__}.__init__")
-        init = FunctionType(code, {}, "__init__",
-                            tuple(f.default for f in fs if f.default is not MISSING) or None)
+        code = _renamed(_template("mutable", len(fs)).__code__, names,
+                        f"{cls.__qualname__}.__init__", co_names=names)
+        init = FunctionType(code, {}, "__init__", _defaults(fs))
     else:
         init = _compiled_init(fs, [f"self.{f.name} = {f.name}" for f in fs], {},
                               f"{cls.__qualname__}.__init__")
@@ -438,10 +434,10 @@ def _template(kind: str, n: int) -> FunctionType:
     return made
 
 
-def _make_init(names: tuple[str, ...], defaults: tuple, cells: list[CellType],
+def _make_init(names: tuple[str, ...], defaults: tuple | None, cells: list[CellType],
                qualname: str) -> FunctionType:
     """``__init__(self, *names)`` storing each argument through the setter ``cells`` hold, the
-    last ``len(defaults)`` arguments with those defaults: the template for this many fields, with
+    last ``len(defaults)`` arguments with those defaults (:func:`_defaults`): the template for this many fields, with
     the fields' names as its parameters and ``cells`` as its closure."""
     if "self" in names:
         raise TypeError(f"@frozen: {qualname} has a field named 'self'")
@@ -449,10 +445,22 @@ def _make_init(names: tuple[str, ...], defaults: tuple, cells: list[CellType],
     template = _TEMPLATES.get(n)
     if template is None:
         template = _TEMPLATES[n] = _template("frozen", n)(*[None] * n).__code__
-    code = template.replace(co_varnames=("self", *names) + template.co_varnames[n + 1:],
-                            co_qualname=qualname)
+    code = _renamed(template, names, qualname)
     closure = tuple(cells[int(free[1:])] for free in code.co_freevars)
-    return FunctionType(code, {}, "__init__", defaults or None, closure)
+    return FunctionType(code, {}, "__init__", defaults, closure)
+
+
+def _renamed(code: CodeType, names: tuple[str, ...], qualname: str, **changes) -> CodeType:
+    """A template's code with its parameters after ``self`` renamed to the fields' ``names``
+    (and ``changes``, such as the attribute names it stores)."""
+    return code.replace(co_varnames=("self", *names) + code.co_varnames[len(names) + 1:],
+                        co_qualname=qualname, **changes)
+
+
+def _defaults(fs: tuple[Field, ...]) -> tuple | None:
+    """The defaults of an ``__init__`` (or ``__new__``) of fields ``fs``, as a function holds
+    them (None for none)."""
+    return tuple(f.default for f in fs if f.default is not MISSING) or None
 
 
 def _complete(cls: type) -> type:
